@@ -1,0 +1,45 @@
+# hookd's entry points. `make run` and `make test` work on a fresh Debian 12 as root.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+LISTEN     ?= 127.0.0.1:8071
+DATABASE   ?= ./hookd.db
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build build-asan run test bench format tidy clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+$(ASAN_BUILD)/build.ninja: | deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOOKD_SANITIZE=ON \
+	  -DHOOKD_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/hookd serve --listen $(LISTEN) --database $(DATABASE)
+
+test: build build-asan
+	@bash scripts/test.sh
+
+bench: build
+	@bash bench/run.sh
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+tidy: build
+	clang-tidy -p $(BUILD) --quiet $$(git ls-files 'src/*.cpp')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,2 @@
+// Placeholder translation unit until the Store interface lands (issue 2).
+namespace hookd::store {}
