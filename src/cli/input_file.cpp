@@ -28,8 +28,7 @@ Result<std::string> read_input_file(const std::string& path) {
   }
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    return fail(ErrorCode::kInvalidArgument,
-                "cannot open '" + path + "': " + std::strerror(errno));
+    return fail(ErrorCode::kInvalidArgument, "cannot open '" + path + "': " + std::strerror(errno));
   }
   return read_stream(file, "'" + path + "'");
 }

@@ -7,7 +7,7 @@
 namespace hookd::cli {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // keeps the headers in file order
 
 Status add_header(const std::string& name, const json& value, HttpHeaders& headers) {
   const auto is_string = [](const json& v) { return v.is_string(); };

@@ -104,12 +104,10 @@ void add_scheme_flags(CLI::App& command, SchemeFlags& flags) {
                "when --scheme svix; verify detects it from the request)")
       ->type_name("webhook|svix");
   add_optional(command, "--signature-header", flags.signature_header,
-               "hmac-hex-ts, hmac: signature header name (default: " + hmac.signature_header +
-                   ")")
+               "hmac-hex-ts, hmac: signature header name (default: " + hmac.signature_header + ")")
       ->type_name("NAME");
   add_optional(command, "--timestamp-header", flags.timestamp_header,
-               "hmac-hex-ts, hmac: timestamp header name (default: " + hmac.timestamp_header +
-                   ")")
+               "hmac-hex-ts, hmac: timestamp header name (default: " + hmac.timestamp_header + ")")
       ->type_name("NAME");
   add_optional(command, "--algorithm", flags.algorithm, "hmac: MAC algorithm (default: sha256)")
       ->type_name("sha256|sha512");

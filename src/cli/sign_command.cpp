@@ -26,8 +26,9 @@ int usage_error(std::ostream& err, const Error& error) {
 
 CLI::App* add_sign_command(CLI::App& app, SignArgs& args) {
   CLI::App* sign = app.add_subcommand(
-      "sign", "Sign a body: print the signature headers (and the id/timestamp headers the "
-              "scheme uses), one 'name: value' per line");
+      "sign",
+      "Sign a body: print the signature headers (and the id/timestamp headers the "
+      "scheme uses), one 'name: value' per line");
   add_scheme_flags(*sign, args.scheme);
   sign->add_option_function<std::string>(
           "--id", [&args](const std::string& id) { args.id = id; },
@@ -54,9 +55,8 @@ int run_sign(const SignArgs& args, std::ostream& out, std::ostream& err) {
   if (!signer) return usage_error(err, signer.error());
 
   const std::string id = args.id ? *args.id : new_message_id();
-  const SignInput input{.id = id,
-                        .timestamp = args.timestamp.value_or(unix_now_seconds()),
-                        .body = *body};
+  const SignInput input{
+      .id = id, .timestamp = args.timestamp.value_or(unix_now_seconds()), .body = *body};
   out << format_headers(signer->sign(input));
   return out.good() ? kExitOk : kExitUsage;
 }

@@ -18,9 +18,9 @@ namespace hookd::cli {
 
 struct SignArgs {
   SchemeFlags scheme;
-  std::optional<std::string> id;           // default: a fresh msg_ id
-  std::optional<std::int64_t> timestamp;   // default: now
-  std::string body_file;                   // "-" = standard input
+  std::optional<std::string> id;          // default: a fresh msg_ id
+  std::optional<std::int64_t> timestamp;  // default: now
+  std::string body_file;                  // "-" = standard input
 };
 
 // Registers the `sign` subcommand; parsing fills `args`.

@@ -12,6 +12,8 @@
 namespace hookd::cli {
 namespace {
 
+constexpr std::int64_t kMaxToleranceSeconds = 366 * 24 * 3600;
+
 constexpr const char* kVerifyFooter = R"(
 The request file is JSON: {"headers": {"name": "value", ...}, "body": "<raw body>"}
 ("body_base64": "<base64>" instead of "body" for bodies that are not UTF-8 text).
@@ -40,9 +42,8 @@ CLI::App* add_verify_command(CLI::App& app, VerifyArgs& args) {
       ->type_name("FILE");
   verify
       ->add_option("--tolerance", args.tolerance_seconds,
-                   "Replay window in seconds, both directions")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber)
+                   "Replay window in seconds, both directions (default: 300)")
+      ->check(CLI::Range(std::int64_t{0}, kMaxToleranceSeconds).description(""))
       ->type_name("SECONDS");
   verify
       ->add_option_function<std::int64_t>(
@@ -67,8 +68,8 @@ int run_verify(const VerifyArgs& args, std::ostream& out, std::ostream& err) {
   Result<Verifier> verifier = Verifier::create(*options, args.scheme.secrets);
   if (!verifier) return usage_error(err, verifier.error());
 
-  const auto verdict = verifier->verify(request->headers, request->body,
-                                        args.now.value_or(unix_now_seconds()));
+  const auto verdict =
+      verifier->verify(request->headers, request->body, args.now.value_or(unix_now_seconds()));
   if (!verdict) {
     err << to_string(verdict.error().reason) << ": " << verdict.error().detail << '\n';
     return kExitInvalid;

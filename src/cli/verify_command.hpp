@@ -19,9 +19,9 @@ namespace hookd::cli {
 
 struct VerifyArgs {
   SchemeFlags scheme;
-  std::string request_file;          // "-" = standard input
+  std::string request_file;  // "-" = standard input
   std::int64_t tolerance_seconds = 300;
-  std::optional<std::int64_t> now;   // default: the system clock
+  std::optional<std::int64_t> now;  // default: the system clock
 };
 
 // Registers the `verify` subcommand; parsing fills `args`.

@@ -31,9 +31,15 @@ class CliTest : public ::testing::Test {
   RunResult verify_standard(const std::string& request, const std::string& secret,
                             const std::string& now = "1700000000",
                             std::vector<std::string> extra = {}) {
-    std::vector<std::string> args{"verify",         "--scheme", "standard", "--secret", secret,
-                                  "--request-file", hookd.write_file("req.json", request),
-                                  "--now",          now};
+    std::vector<std::string> args{"verify",
+                                  "--scheme",
+                                  "standard",
+                                  "--secret",
+                                  secret,
+                                  "--request-file",
+                                  hookd.write_file("req.json", request),
+                                  "--now",
+                                  now};
     args.insert(args.end(), extra.begin(), extra.end());
     return hookd.run(args);
   }
@@ -53,10 +59,10 @@ class CliTest : public ::testing::Test {
 };
 
 TEST_F(CliTest, SignMatchesTheStandardWebhooksExampleVector) {
-  const RunResult result = hookd.run(
-      {"sign", "--scheme", "standard", "--secret", kSecret, "--id", "msg_p5jXN8AQM9LWM0D4loKWxJek",
-       "--timestamp", "1614265330", "--body-file", "-"},
-      R"({"test": 2432232314})");
+  const RunResult result =
+      hookd.run({"sign", "--scheme", "standard", "--secret", kSecret, "--id",
+                 "msg_p5jXN8AQM9LWM0D4loKWxJek", "--timestamp", "1614265330", "--body-file", "-"},
+                R"({"test": 2432232314})");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out,
             "webhook-id: msg_p5jXN8AQM9LWM0D4loKWxJek\n"
@@ -79,16 +85,16 @@ TEST_F(CliTest, SignDefaultsToAFreshMessageIdAndTheCurrentTime) {
 
 TEST_F(CliTest, BinaryBodyFromStdinIsSignedByteForByte) {
   const std::string body("a\0b\r\n\xff\xfe", 7);
-  const RunResult signed_out = hookd.run(
-      {"sign", "--scheme", "standard", "--secret", kSecret, "--id", "msg_1", "--timestamp",
-       "1700000000", "--body-file", "-"},
-      body);
+  const RunResult signed_out =
+      hookd.run({"sign", "--scheme", "standard", "--secret", kSecret, "--id", "msg_1",
+                 "--timestamp", "1700000000", "--body-file", "-"},
+                body);
   ASSERT_EQ(signed_out.exit_code, 0) << signed_out.err;
-  const std::string request = R"({"headers": {"webhook-id": "msg_1",
+  const std::string request =
+      R"({"headers": {"webhook-id": "msg_1",
       "webhook-timestamp": "1700000000", "webhook-signature": ")" +
-                              std::string(*find_header(parse_header_lines(signed_out.out),
-                                                       "webhook-signature")) +
-                              R"("}, "body_base64": "YQBiDQr//g=="})";
+      std::string(*find_header(parse_header_lines(signed_out.out), "webhook-signature")) +
+      R"("}, "body_base64": "YQBiDQr//g=="})";
   EXPECT_EQ(verify_standard(request, kSecret).exit_code, 0);
 }
 
@@ -107,18 +113,17 @@ TEST_F(CliTest, VerifyDetectsSvixHeaderNames) {
 }
 
 TEST_F(CliTest, VerifyAcceptsTheEd25519PublicKey) {
-  const RunResult signed_out = hookd.run(
-      {"sign", "--scheme", "standard-ed25519", "--secret",
-       "whsk_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=", "--timestamp", "1700000000",
-       "--body-file", "-"},
-      "{}");
+  const RunResult signed_out =
+      hookd.run({"sign", "--scheme", "standard-ed25519", "--secret",
+                 "whsk_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=", "--timestamp", "1700000000",
+                 "--body-file", "-"},
+                "{}");
   ASSERT_EQ(signed_out.exit_code, 0) << signed_out.err;
   const std::string file =
       hookd.write_file("req.json", request_json(parse_header_lines(signed_out.out), "{}"));
-  const RunResult result = hookd.run(
-      {"verify", "--scheme", "standard-ed25519", "--secret",
-       "whpk_ebVWLo/mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=", "--now", "1700000000",
-       "--request-file", file});
+  const RunResult result = hookd.run({"verify", "--scheme", "standard-ed25519", "--secret",
+                                      "whpk_ebVWLo/mVPlAeLES6KmLp5AfhTrmlb7X4OORC60ElmQ=", "--now",
+                                      "1700000000", "--request-file", file});
   EXPECT_EQ(result.exit_code, 0) << result.err;
 }
 
@@ -141,8 +146,7 @@ TEST_F(CliTest, StaleAndFutureTimestampsAreRejected) {
   expect_invalid(verify_standard(request, kSecret, "1700000301"), "timestamp_too_old");
   expect_invalid(verify_standard(request, kSecret, "1699999699"), "timestamp_too_new");
   EXPECT_EQ(verify_standard(request, kSecret, "1700000299").exit_code, 0);
-  EXPECT_EQ(verify_standard(request, kSecret, "1700000900", {"--tolerance", "1000"}).exit_code,
-            0);
+  EXPECT_EQ(verify_standard(request, kSecret, "1700000900", {"--tolerance", "1000"}).exit_code, 0);
 }
 
 TEST_F(CliTest, MissingSignatureHeaderIsRejected) {
@@ -211,9 +215,8 @@ TEST_F(CliTest, HelpNamesEveryScheme) {
 
 TEST_F(CliTest, SubcommandHelpDocumentsEveryFlag) {
   const std::vector<std::string> shared{
-      "--scheme",           "--secret",     "--naming",      "--signature-header",
-      "--timestamp-header", "--algorithm",  "--encoding",    "--signature-prefix",
-      "--template",         "--id-header"};
+      "--scheme",    "--secret",   "--naming",           "--signature-header", "--timestamp-header",
+      "--algorithm", "--encoding", "--signature-prefix", "--template",         "--id-header"};
   const RunResult sign = hookd.run({"sign", "--help"});
   const RunResult verify = hookd.run({"verify", "--help"});
   EXPECT_EQ(sign.exit_code, 0);

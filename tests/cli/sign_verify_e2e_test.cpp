@@ -2,6 +2,7 @@
 // exact bytes are signed (A15/A18 from the command line).
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,11 @@ constexpr const char* kTimestamp = "1700000000";
 
 struct SchemeCase {
   std::string name;
-  std::vector<std::string> flags;           // --scheme, --secret and scheme-specific flags
+  std::vector<std::string> flags;  // --scheme, --secret and scheme-specific flags
   std::vector<std::string> expected_headers;
 };
+
+void PrintTo(const SchemeCase& scheme, std::ostream* out) { *out << scheme.name; }
 
 // `hookd <command> <flags...> <extra...>`.
 std::vector<std::string> command_line(const std::string& command,
@@ -41,8 +44,9 @@ TEST_P(SignVerifyRoundTrip, SignedRequestVerifiesAndTamperedOneDoesNot) {
   const SchemeCase& scheme = GetParam();
   const std::string body = "{\"type\":\"invoice.paid\",\"amount\":4200}";
   const std::string body_file = hookd.write_file("body.json", body);
-  const RunResult signed_out = hookd.run(command_line(
-      "sign", scheme.flags, {"--id", "msg_test1", "--timestamp", kTimestamp, "--body-file", body_file}));
+  const RunResult signed_out = hookd.run(
+      command_line("sign", scheme.flags,
+                   {"--id", "msg_test1", "--timestamp", kTimestamp, "--body-file", body_file}));
   ASSERT_EQ(signed_out.exit_code, 0) << signed_out.err;
   const HttpHeaders headers = parse_header_lines(signed_out.out);
   for (const std::string& name : scheme.expected_headers) {
@@ -51,7 +55,8 @@ TEST_P(SignVerifyRoundTrip, SignedRequestVerifiesAndTamperedOneDoesNot) {
 
   const auto verify = [&](const std::string& request_body) {
     const std::string file = hookd.write_file("req.json", request_json(headers, request_body));
-    return hookd.run(command_line("verify", scheme.flags, {"--now", "1700000100", "--request-file", file}));
+    return hookd.run(
+        command_line("verify", scheme.flags, {"--now", "1700000100", "--request-file", file}));
   };
   const RunResult ok = verify(body);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
@@ -74,8 +79,7 @@ INSTANTIATE_TEST_SUITE_P(
                    {"--scheme", "svix", "--secret", kStandardSecret},
                    {"svix-id", "svix-timestamp", "svix-signature"}},
         SchemeCase{"standard_svix_naming",
-                   {"--scheme", "standard", "--naming", "svix", "--secret",
-                    kStandardSecret},
+                   {"--scheme", "standard", "--naming", "svix", "--secret", kStandardSecret},
                    {"svix-id", "svix-timestamp", "svix-signature"}},
         SchemeCase{"standard_ed25519",
                    {"--scheme", "standard-ed25519", "--secret", kEd25519Secret},
@@ -87,16 +91,15 @@ INSTANTIATE_TEST_SUITE_P(
                    {"--scheme", "github", "--secret", "It's a Secret to Everybody"},
                    {"X-Hub-Signature-256"}},
         SchemeCase{"hmac_hex_ts",
-                   {"--scheme", "hmac-hex-ts", "--secret", "seed-secret",
-                    "--signature-header", "X-Seed-Signature", "--timestamp-header",
-                    "X-Seed-Timestamp"},
+                   {"--scheme", "hmac-hex-ts", "--secret", "seed-secret", "--signature-header",
+                    "X-Seed-Signature", "--timestamp-header", "X-Seed-Timestamp"},
                    {"X-Seed-Signature", "X-Seed-Timestamp"}},
-        SchemeCase{"hmac_sha512_base64",
-                   {"--scheme", "hmac", "--secret", "generic", "--algorithm", "sha512",
-                    "--encoding", "base64", "--signature-header", "X-Sig",
-                    "--signature-prefix", "v1=", "--template", "{id}:{timestamp}:{body}",
-                    "--timestamp-header", "X-Ts", "--id-header", "X-Id"},
-                   {"X-Sig", "X-Ts", "X-Id"}}),
+        SchemeCase{
+            "hmac_sha512_base64",
+            {"--scheme", "hmac", "--secret", "generic", "--algorithm", "sha512", "--encoding",
+             "base64", "--signature-header", "X-Sig", "--signature-prefix", "v1=", "--template",
+             "{id}:{timestamp}:{body}", "--timestamp-header", "X-Ts", "--id-header", "X-Id"},
+            {"X-Sig", "X-Ts", "X-Id"}}),
     [](const ::testing::TestParamInfo<SchemeCase>& info) { return info.param.name; });
 
 }  // namespace
