@@ -2,7 +2,8 @@
 
 #include <chrono>
 #include <random>
-#include <string_view>
+
+#include "hookd/ids.hpp"
 
 namespace hookd::cli {
 
@@ -11,15 +12,14 @@ std::int64_t unix_now_seconds() {
   return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// Placeholder until hookd/ids.hpp (make_id) lands: "msg_" + 27 base62 characters.
 std::string new_message_id() {
-  static constexpr std::string_view kAlphabet =
-      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  std::random_device device;
-  std::uniform_int_distribution<std::size_t> pick(0, kAlphabet.size() - 1);
-  std::string id = "msg_";
-  for (int i = 0; i < 27; ++i) id.push_back(kAlphabet[pick(device)]);
-  return id;
+  using namespace std::chrono;
+  const std::int64_t unix_ms =
+      duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  std::random_device device;  // a few bytes per CLI run; no need for a seeded engine
+  IdRandomBytes random{};
+  for (std::uint8_t& byte : random) byte = static_cast<std::uint8_t>(device());
+  return make_id(id_prefix::kMessage, unix_ms, random);
 }
 
 }  // namespace hookd::cli

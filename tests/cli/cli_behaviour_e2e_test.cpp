@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/run_hookd.hpp"
+#include "hookd/ids.hpp"
 
 namespace hookd::cli::testing {
 namespace {
@@ -75,7 +76,8 @@ TEST_F(CliTest, SignDefaultsToAFreshMessageIdAndTheCurrentTime) {
       hookd.run({"sign", "--scheme", "standard", "--secret", kSecret, "--body-file", "-"}, "{}");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const HttpHeaders headers = parse_header_lines(result.out);
-  EXPECT_TRUE(find_header(headers, "webhook-id").value_or("").starts_with("msg_"));
+  const std::string_view id = find_header(headers, "webhook-id").value_or("");
+  EXPECT_TRUE(parse_id(id, id_prefix::kMessage)) << id;
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();
