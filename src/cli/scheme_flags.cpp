@@ -93,11 +93,14 @@ void add_scheme_flags(CLI::App& command, SchemeFlags& flags) {
       ->required()
       ->type_name("SCHEME");
   command
-      .add_option("--secret", flags.secrets,
-                  "Secret; repeat for several during a rotation. standard/svix: whsec_<base64>; "
-                  "standard-ed25519: whsk_<base64 seed> (verify also takes whpk_<base64 public "
-                  "key>); others: the string's bytes are the HMAC key")
+      .add_option(
+          "--secret", flags.secrets,
+          "Secret; repeat for several during a rotation. standard/svix: whsec_<base64>; "
+          "standard-ed25519: whsk_<base64 seed> (verify also takes whpk_<base64 public "
+          "key>); others: the string's bytes are the HMAC key. Or set HOOKD_SECRET (one key) to "
+          "keep it out of the process list")
       ->required()
+      ->envname("HOOKD_SECRET")
       ->type_name("KEY");
   add_optional(command, "--naming", flags.naming,
                "standard schemes: header names webhook-* or svix-* (default: webhook, svix "

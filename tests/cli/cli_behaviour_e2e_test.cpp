@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,19 @@ TEST_F(CliTest, BinaryBodyFromStdinIsSignedByteForByte) {
   EXPECT_EQ(verify_standard(request, kSecret).exit_code, 0);
 }
 
+TEST_F(CliTest, SecretCanComeFromTheEnvironment) {
+  const std::vector<std::string> args{"sign",        "--scheme",   "standard",    "--id", "msg_1",
+                                      "--timestamp", "1700000000", "--body-file", "-"};
+  ::setenv("HOOKD_SECRET", kSecret, 1);
+  const RunResult from_env = hookd.run(args, "{}");
+  ::unsetenv("HOOKD_SECRET");
+  std::vector<std::string> with_flag = args;
+  with_flag.insert(with_flag.end(), {"--secret", kSecret});
+  const RunResult from_flag = hookd.run(with_flag, "{}");
+  ASSERT_EQ(from_env.exit_code, 0) << from_env.err;
+  EXPECT_EQ(from_env.out, from_flag.out);
+}
+
 // A18: during a rotation both keys sign; a verifier holding either one accepts.
 TEST_F(CliTest, RotationSignsWithBothSecretsAndEitherVerifies) {
   const HttpHeaders headers = sign_standard("{}", {kSecret, kOtherSecret});
@@ -133,6 +147,12 @@ TEST_F(CliTest, VerifyAcceptsTheEd25519PublicKey) {
 TEST_F(CliTest, BodyChangedByOneByteIsRejected) {
   const HttpHeaders headers = sign_standard(R"({"amount":100})", {kSecret});
   expect_invalid(verify_standard(request_json(headers, R"({"amount":900})"), kSecret),
+                 "no_matching_signature");
+}
+
+TEST_F(CliTest, ReserializedJsonBodyIsRejected) {
+  const HttpHeaders headers = sign_standard(R"({"b":2,"a":1})", {kSecret});
+  expect_invalid(verify_standard(request_json(headers, R"({"a": 1, "b": 2})"), kSecret),
                  "no_matching_signature");
 }
 
