@@ -80,7 +80,9 @@ struct SignInput {
 };
 
 // Signs with every key it was created with (several during a secret rotation: the
-// signatures are space-separated in one header where the scheme allows it).
+// signatures are space-separated in one header where the scheme allows it: standard,
+// standard-ed25519; stripe repeats "v1=" in its header). Schemes that carry a single signature
+// (github, hmac-hex-ts, hmac) sign with the first secret only; their verifiers accept any.
 class Signer {
  public:
   // Secrets: standard "whsec_<base64>" (padding optional); standard-ed25519 "whsk_<base64

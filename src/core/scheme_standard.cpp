@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "core/crypto.hpp"
-#include "core/standard_headers.hpp"
+#include "core/scheme_standard_common.hpp"
 
 namespace hookd::signing_detail {
 namespace {

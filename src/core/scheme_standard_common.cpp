@@ -1,5 +1,5 @@
-// Shared parts of the Standard Webhooks schemes (see standard_headers.hpp).
-#include "core/standard_headers.hpp"
+// Shared parts of the Standard Webhooks schemes (see scheme_standard_common.hpp).
+#include "core/scheme_standard_common.hpp"
 
 namespace hookd::signing_detail {
 
