@@ -115,6 +115,13 @@ test('hookd stripe signature verifies with stripe.webhooks.constructEvent', () =
   );
 });
 
+test('hookd stripe rotation header (two v1=) verifies with either secret in stripe', () => {
+  const other = 'whsec_test_stripe_rotated_secret';
+  const headers = hookdSign(['--scheme', 'stripe', '--secret', STRIPE_SECRET, '--secret', other], BODY);
+  stripe.webhooks.constructEvent(BODY, headers['stripe-signature'], STRIPE_SECRET);
+  stripe.webhooks.constructEvent(BODY, headers['stripe-signature'], other);
+});
+
 test('hookd github signature verifies with @octokit/webhooks-methods', async () => {
   const headers = hookdSign(['--scheme', 'github', '--secret', GITHUB_SECRET], BODY);
   const signature = headers['x-hub-signature-256'];
