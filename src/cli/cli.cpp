@@ -1,17 +1,34 @@
 #include "cli/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/exit_codes.hpp"
+#include "cli/scheme_flags.hpp"
+#include "cli/sign_command.hpp"
+#include "cli/verify_command.hpp"
 
 namespace hookd::cli {
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"hookd: webhooks and callbacks that cannot be lost silently"};
   app.require_subcommand(0, 1);
-  CLI11_PARSE(app, argc, argv);
-  if (app.get_subcommands().empty()) {
-    std::fputs(app.help().c_str(), stdout);
+  app.footer(std::string("\nSignature schemes for sign/verify: ") + kSchemeList +
+             "\nRun 'hookd <subcommand> --help' for a subcommand's flags.");
+  SignArgs sign_args;
+  VerifyArgs verify_args;
+  const CLI::App* sign = add_sign_command(app, sign_args);
+  const CLI::App* verify = add_verify_command(app, verify_args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // --help exits 0; every other parse error is a usage error (2).
+    return app.exit(error) == 0 ? kExitOk : kExitUsage;
   }
-  return 0;
+  if (sign->parsed()) return run_sign(sign_args, std::cout, std::cerr);
+  if (verify->parsed()) return run_verify(verify_args, std::cout, std::cerr);
+  std::cout << app.help();
+  return kExitOk;
 }
 
 }  // namespace hookd::cli
