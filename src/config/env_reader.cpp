@@ -47,13 +47,9 @@ class EnvReader {
     const std::string var = var_prefix_ + env_name_part(key);
     const std::string path = path_prefix_ + std::string(key);
     const auto [it, inserted] = registry_.emplace(var, path);
-    if (!inserted && it->second != path) {
-      // Only source names can cause this ("a" + "b_c" vs "a_b" + "c").
-      problems_.add(path, "env " + var,
-                    "the variable also names " + it->second +
-                        "; rename one of the sources so their variables differ");
-      return;
-    }
+    // Two source names with the same variable part ("a-b", "a_b"): validation reports the
+    // clash once; the variable is applied to the first source only.
+    if (!inserted && it->second != path) return;
     const auto text = env_.get(var);
     if (!text) return;
     if (auto ok = parse(*text); !ok) {

@@ -82,6 +82,9 @@ std::expected<Duration, std::string> parse_duration(std::string_view text) {
     }
     const std::string_view unit_name = read_unit(text, pos);
     const Unit* unit = find_unit(kDurationUnits, unit_name);
+    if (unit_name.empty() && pos < text.size()) {
+      return std::unexpected("invalid duration " + quoted(text) + hint);
+    }
     if (unit == nullptr) {
       const std::string what = unit_name.empty() ? "a unit is missing in "
                                                  : "unknown unit " + quoted(unit_name) + " in ";
