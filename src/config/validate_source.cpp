@@ -195,7 +195,9 @@ void check_source(Checker& c, const std::string& path, const SourceConfig& s) {
   c.range(path + "tolerance", s.tolerance, seconds(1), days(1));
   check_event_id(c, path, s);
   check_ordering(c, path, s);
-  c.size_range(path + "max_body_bytes", s.max_body_bytes, kKiB, kGiB);
+  if (c.origins().has(path + "max_body_bytes")) {  // else inherited, checked in [server]
+    c.size_range(path + "max_body_bytes", s.max_body_bytes, kKiB, kGiB);
+  }
   for (const auto& origin : s.allowed_origins) {
     if (origin.empty() || origin.find_first_of(" /\t") != std::string::npos) {
       c.problem(path + "allowed_origins",

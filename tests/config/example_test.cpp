@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/dump.hpp"
 #include "config/fields.hpp"
 #include "config/loader.hpp"
 
@@ -73,6 +74,15 @@ TEST(ConfigExample, ParsesAndIsValid) {
   ASSERT_TRUE(config.has_value()) << config.error().message;
   EXPECT_EQ(config->server.listen, Config{}.server.listen);
   EXPECT_EQ(config->sources.size(), 7u);
+}
+
+TEST(ConfigExample, DumpRoundTrips) {
+  const auto config = load_config_file(source_dir() / "examples/hookd.toml", MapEnvironment{});
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  const std::string text = dump_toml(*config, Secrets::kShow);
+  const auto again = load_config_string(text, MapEnvironment{}, {}, "dump");
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  EXPECT_EQ(dump_toml(*again, Secrets::kShow), text);
 }
 
 TEST(ConfigExample, ShowsEveryKey) {
