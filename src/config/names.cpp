@@ -57,15 +57,6 @@ std::span<const EnumName<SignatureEncoding>> enum_names(SignatureEncoding) { ret
 std::span<const EnumName<LogLevel>> enum_names(LogLevel) { return kLevels; }
 std::span<const EnumName<LogFormat>> enum_names(LogFormat) { return kFormats; }
 
-DatabaseKind DatabaseConfig::kind() const {
-  const bool postgres = url.starts_with("postgresql://") || url.starts_with("postgres://");
-  return postgres ? DatabaseKind::kPostgres : DatabaseKind::kSqlite;
-}
-
-}  // namespace hookd::config
-
-namespace hookd::config {
-
 std::string_view default_event_id(Scheme scheme) {
   switch (scheme) {
     case Scheme::kStandard:

@@ -56,10 +56,6 @@ std::string enum_choices() {
   return out;
 }
 
-}  // namespace hookd::config
-
-namespace hookd::config {
-
 // Where a source's event id comes from when `event_id` is empty: a header name, a JSON
 // pointer, or "" when the scheme has none (then `event_id` is required; for "hmac" the
 // [source.hmac] id_header is used if set).
