@@ -21,10 +21,12 @@ inline constexpr std::uint64_t kGiB = 1024 * kMiB;
 
 // [server]: the HTTP listener (API, inbound /in/<name>, console, metrics).
 struct ServerConfig {
-  std::string listen = "127.0.0.1:8071";             // host:port, IPv6 as [::1]:8071; port 0 = any
-  int io_threads = 0;                                // 0 = one per CPU core
-  std::uint64_t max_header_bytes = 16 * kKiB;        // request line + headers; larger -> 431
-  std::uint64_t max_body_bytes = 1 * kMiB;           // larger -> 413
+  std::string listen = "127.0.0.1:8071";       // host:port, IPv6 as [::1]:8071; port 0 = any
+  int io_threads = 0;                          // 0 = one per CPU core
+  std::uint64_t max_header_bytes = 16 * kKiB;  // request line + headers; larger -> 431
+  std::uint64_t max_body_bytes = 1 * kMiB;     // larger -> 413
+  std::uint64_t max_url_bytes = 8 * kKiB;      // request target; larger -> 414
+  int max_json_depth = 64;                     // nesting of JSON bodies hookd parses; deeper -> 400
   Duration read_timeout = std::chrono::seconds(30);  // whole request, against slow clients
   Duration idle_timeout = std::chrono::seconds(60);  // keep-alive between requests
   int max_connections = 1024;

@@ -50,6 +50,8 @@ listen = "0.0.0.0:9000"
 io_threads = 4
 max_header_bytes = "32KiB"
 max_body_bytes = 2097152
+max_url_bytes = "4KiB"
+max_json_depth = 32
 read_timeout = "20s"
 idle_timeout = "2m"
 max_connections = 500
@@ -98,6 +100,8 @@ path = "/internal/metrics"
   EXPECT_EQ(c.server.io_threads, 4);
   EXPECT_EQ(c.server.max_header_bytes, 32u * 1024);
   EXPECT_EQ(c.server.max_body_bytes, 2097152u);
+  EXPECT_EQ(c.server.max_url_bytes, 4u * 1024);
+  EXPECT_EQ(c.server.max_json_depth, 32);
   EXPECT_EQ(c.server.read_timeout, 20s);
   EXPECT_EQ(c.server.idle_timeout, 2min);
   EXPECT_EQ(c.server.max_connections, 500);

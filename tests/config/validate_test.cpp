@@ -126,6 +126,19 @@ poll_interval = "1ms"
   EXPECT_PROBLEM(text, "delivery.poll_interval (hookd.toml line 13)");
 }
 
+TEST(ConfigValidate, UrlLimitFitsInTheHeaderLimit) {
+  EXPECT_PROBLEM(problems_of("[server]\nmax_url_bytes = \"32KiB\"\n"),
+                 "server.max_url_bytes (hookd.toml line 2): must be between \"256\" and \"16KiB\", "
+                 "got \"32KiB\"");
+}
+
+TEST(ConfigValidate, SecretsAreNotEchoedFromBadEnvironmentLists) {
+  const auto text = problems_of(source(""), {{"HOOKD_SOURCE_SRC_SECRETS", "[\"topsecret-value"}});
+  EXPECT_PROBLEM(text,
+                 "source[src].secrets (env HOOKD_SOURCE_SRC_SECRETS): is not a valid TOML array");
+  EXPECT_EQ(text.find("topsecret"), std::string::npos);
+}
+
 TEST(ConfigValidate, NegativeSize) {
   EXPECT_PROBLEM(problems_of("[server]\nmax_body_bytes = -1\n"),
                  "server.max_body_bytes (hookd.toml line 2): a size cannot be negative");
