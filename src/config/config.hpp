@@ -1,0 +1,189 @@
+// Config: hookd's whole configuration as a plain struct tree, one struct per TOML section.
+// Every member holds its documented default, so a default-constructed Config is what
+// `hookd serve` runs with when there is no file, no environment and no flags.
+// Loading and validation live in config/loader.hpp; docs/configuration.md lists every key.
+// Thread-safety: plain value types; share a loaded Config read-only.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hookd::config {
+
+// Durations are written as strings with a unit ("500ms", "3s", "5m", "1h30m", "2d").
+using Duration = std::chrono::milliseconds;
+
+inline constexpr std::uint64_t kKiB = 1024;
+inline constexpr std::uint64_t kMiB = 1024 * kKiB;
+inline constexpr std::uint64_t kGiB = 1024 * kMiB;
+
+// [server]: the HTTP listener (API, inbound /in/<name>, console, metrics).
+struct ServerConfig {
+  std::string listen = "127.0.0.1:8071";       // host:port, IPv6 as [::1]:8071; port 0 = any
+  int io_threads = 0;                          // 0 = one per CPU core
+  std::uint64_t max_header_bytes = 16 * kKiB;  // request line + headers; larger -> 431
+  std::uint64_t max_body_bytes = 1 * kMiB;     // larger -> 413
+  std::uint64_t max_url_bytes = 8 * kKiB;      // request target; larger -> 414
+  int max_json_depth = 64;                     // nesting of JSON bodies hookd parses; deeper -> 400
+  Duration read_timeout = std::chrono::seconds(30);  // whole request, against slow clients
+  Duration idle_timeout = std::chrono::seconds(60);  // keep-alive between requests
+  int max_connections = 1024;
+  Duration shutdown_grace = std::chrono::seconds(30);  // finish in-flight work on SIGTERM
+};
+
+enum class SqliteSynchronous { kNormal, kFull, kExtra };
+
+enum class DatabaseKind { kSqlite, kPostgres };
+
+// [database]
+struct DatabaseConfig {
+  // A file path for SQLite (":memory:" for tests), or postgresql://... / postgres://...
+  std::string url = "./hookd.db";
+  SqliteSynchronous sqlite_synchronous = SqliteSynchronous::kFull;
+  int pool_size = 8;
+  Duration busy_timeout = std::chrono::seconds(5);
+
+  DatabaseKind kind() const;
+};
+
+// One API bearer token; the name is what the audit log records as "who".
+struct ApiToken {
+  std::string name;
+  std::string token;
+};
+
+// [auth]
+struct AuthConfig {
+  std::vector<ApiToken> tokens;
+};
+
+// Retry policy: exponential backoff with jitter, or an explicit schedule.
+struct RetryConfig {
+  int max_attempts = 12;                            // including the first attempt
+  Duration max_age = std::chrono::hours(24);        // then dead-letter
+  Duration backoff_base = std::chrono::seconds(5);  // delay = min(base * 2^n, max) * jitter
+  Duration backoff_max = std::chrono::hours(1);
+  std::vector<Duration> schedule;  // if set: delay before retry 1, 2, ...; last one repeats
+};
+
+// [delivery]: defaults for outbound deliveries (endpoints and inbound forwards).
+struct DeliveryConfig {
+  Duration connect_timeout = std::chrono::seconds(3);
+  Duration timeout = std::chrono::seconds(10);       // whole attempt, connect included
+  std::uint64_t max_response_body_bytes = 4 * kKiB;  // kept in the attempt log
+  RetryConfig retry;
+  int endpoint_concurrency = 4;       // in-flight attempts per endpoint
+  int default_rate_limit = 0;         // messages/s per endpoint without rateLimit; 0 = unlimited
+  int circuit_failure_threshold = 5;  // consecutive failures that open the breaker; 0 = off
+  Duration circuit_cooldown = std::chrono::seconds(30);  // open -> one probe
+  Duration lease_duration = std::chrono::seconds(60);
+  int claim_batch_size = 64;
+  Duration poll_interval = std::chrono::seconds(1);
+  int workers = 16;
+};
+
+// [ssrf]
+struct SsrfConfig {
+  std::vector<std::string> allowed_subnets;  // CIDR, e.g. "10.1.0.0/16", "fd00::/8"
+};
+
+// Inbound verification schemes (same names as `hookd sign/verify --scheme`).
+enum class Scheme {
+  kStandard,
+  kStandardEd25519,
+  kStripe,
+  kGithub,
+  kHmacHexTs,
+  kHmac,
+  kCloudEvents,
+  kToken,
+  kNone,
+};
+
+enum class HmacAlgorithm { kSha256, kSha512 };
+enum class SignatureEncoding { kHex, kBase64 };
+
+// [source.hmac_hex_ts]: the seeds' hex HMAC-SHA256 over "{timestamp}.{body}".
+struct HmacHexTsConfig {
+  std::string signature_header = "X-Signature";
+  std::string timestamp_header = "X-Timestamp";
+};
+
+// [source.hmac]: a generic HMAC scheme.
+struct HmacConfig {
+  HmacAlgorithm algorithm = HmacAlgorithm::kSha256;
+  SignatureEncoding encoding = SignatureEncoding::kHex;
+  std::string signature_header = "X-Signature";
+  std::string signature_prefix;                         // e.g. "sha256="
+  std::string content_template = "{timestamp}.{body}";  // TOML key: template
+  std::string timestamp_header = "X-Timestamp";         // "" = no timestamp, no replay window
+  std::string id_header = "X-Webhook-Id";               // "" = none
+};
+
+// [source.token]: a shared token in a header (scheme = "token").
+struct TokenConfig {
+  std::string header = "Authorization";
+  std::string prefix = "Bearer ";  // stripped before comparing
+};
+
+// [source.forward]: where verified events go (delivered like outbound messages).
+struct ForwardConfig {
+  std::string url;                   // http(s) URL of the app
+  std::string secret;                // whsec_...: hookd signs forwards with Standard Webhooks
+  std::vector<std::string> headers;  // inbound headers copied onto the forward
+};
+
+// [[source]]: one inbound source, served at /in/<name>.
+struct SourceConfig {
+  std::string name;
+  Scheme scheme = Scheme::kStandard;
+  std::vector<std::string> secrets;  // several during a rotation
+  Duration tolerance = std::chrono::seconds(300);
+  std::string event_id;    // header name, or JSON pointer ("/id"); "" = the scheme's default
+  std::string entity_key;  // JSON pointer; events per entity go in order
+  std::string sequence;    // JSON pointer to a number; stale ones are dropped
+  std::string depends_on;  // JSON pointer to an id or a list of ids
+  std::string state;       // JSON pointer to the entity's state
+  std::vector<std::string> terminal_states;
+  std::string business_key;                          // template, e.g. "delivery:{/data/order_id}"
+  bool business_key_guard = false;                   // also dedup by business key before forwarding
+  Duration park_timeout = std::chrono::minutes(15);  // then reconciliation takes over
+  std::uint64_t max_body_bytes = 0;          // after loading: server.max_body_bytes if unset
+  std::vector<std::string> allowed_origins;  // CloudEvents WebHook-Request-Origin values
+  ForwardConfig forward;
+  RetryConfig retry;  // after loading: [delivery] values if unset
+  HmacHexTsConfig hmac_hex_ts;
+  HmacConfig hmac;
+  TokenConfig token;
+};
+
+enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
+enum class LogFormat { kJson, kText };
+
+// [logging]
+struct LoggingConfig {
+  LogLevel level = LogLevel::kInfo;
+  LogFormat format = LogFormat::kJson;
+  std::vector<std::string> masked_pointers;  // JSON pointers masked in logs and the console
+};
+
+// [metrics]
+struct MetricsConfig {
+  bool enabled = true;
+  std::string path = "/metrics";
+};
+
+struct Config {
+  ServerConfig server;
+  DatabaseConfig database;
+  AuthConfig auth;
+  DeliveryConfig delivery;
+  SsrfConfig ssrf;
+  std::vector<SourceConfig> sources;  // TOML: [[source]]
+  LoggingConfig logging;
+  MetricsConfig metrics;
+};
+
+}  // namespace hookd::config

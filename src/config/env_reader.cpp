@@ -1,0 +1,114 @@
+// Applies HOOKD_* environment variables to Config through the key lists in config/fields.hpp.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string>
+
+#include "config/fields.hpp"
+#include "config/readers.hpp"
+#include "config/values.hpp"
+
+namespace hookd::config {
+namespace {
+
+// Variable name -> dotted key, for every variable hookd understands in this run.
+using Registry = std::map<std::string, std::string, std::less<>>;
+
+class EnvReader {
+ public:
+  EnvReader(const Environment& env, std::string var_prefix, std::string path_prefix,
+            Registry& registry, Origins& origins, Problems& problems)
+      : env_(env),
+        var_prefix_(std::move(var_prefix)),
+        path_prefix_(std::move(path_prefix)),
+        registry_(registry),
+        origins_(origins),
+        problems_(problems) {}
+
+  template <class T>
+  void field(std::string_view key, T& out) {
+    read(key, [&](std::string_view text) { return from_text(text, out); });
+  }
+
+  void bytes(std::string_view key, std::uint64_t& out) {
+    read(key, [&](std::string_view text) { return size_from_text(text, out); });
+  }
+
+  template <class F>
+  void table(std::string_view key, F&& visit) {
+    EnvReader child(env_, var_prefix_ + env_name_part(key) + "_",
+                    path_prefix_ + std::string(key) + ".", registry_, origins_, problems_);
+    visit(child);
+  }
+
+ private:
+  template <class F>
+  void read(std::string_view key, F&& parse) {
+    const std::string var = var_prefix_ + env_name_part(key);
+    const std::string path = path_prefix_ + std::string(key);
+    const auto [it, inserted] = registry_.emplace(var, path);
+    // Two source names with the same variable part ("a-b", "a_b"): validation reports the
+    // clash once; the variable is applied to the first source only.
+    if (!inserted && it->second != path) return;
+    const auto text = env_.get(var);
+    if (!text) return;
+    if (auto ok = parse(*text); !ok) {
+      problems_.add(path, "env " + var, ok.error());
+    } else {
+      origins_.set(path, "env " + var);
+    }
+  }
+
+  const Environment& env_;
+  std::string var_prefix_;
+  std::string path_prefix_;
+  Registry& registry_;
+  Origins& origins_;
+  Problems& problems_;
+};
+
+constexpr std::array<std::string_view, 8> kSectionPrefixes{
+    "HOOKD_SERVER_", "HOOKD_DATABASE_", "HOOKD_AUTH_",    "HOOKD_DELIVERY_",
+    "HOOKD_SSRF_",   "HOOKD_LOGGING_",  "HOOKD_METRICS_", "HOOKD_SOURCE_",
+};
+
+bool names_a_section(std::string_view var) {
+  return std::ranges::any_of(kSectionPrefixes,
+                             [&](std::string_view p) { return var.starts_with(p); });
+}
+
+// A HOOKD_<SECTION>_... variable that matches no key is almost always a typo: report it
+// rather than silently running with the file's value. Other HOOKD_* names are left alone.
+void report_unknown_variables(const Environment& env, const Registry& registry,
+                              Problems& problems) {
+  std::vector<std::string> known;
+  for (const auto& [var, path] : registry) known.push_back(var);
+  for (const auto& var : env.names()) {
+    if (!names_a_section(var) || registry.contains(var)) continue;
+    std::string message = "unknown configuration variable";
+    if (const auto guess = closest_match(var, known); !guess.empty()) {
+      message += "; did you mean " + guess + "?";
+    } else if (var.starts_with("HOOKD_SOURCE_")) {
+      message += "; HOOKD_SOURCE_<NAME>_<KEY> can only override a [[source]] defined in the file";
+    }
+    problems.add("(environment)", "env " + var, message);
+  }
+}
+
+}  // namespace
+
+void read_env(const Environment& env, Config& config, Origins& origins, Problems& problems) {
+  Registry registry;
+  EnvReader root(env, std::string(kEnvPrefix), "", registry, origins, problems);
+  visit_sections(root, config);
+  for (std::size_t i = 0; i < config.sources.size(); ++i) {
+    SourceConfig& source = config.sources[i];
+    if (source.name.empty()) continue;
+    EnvReader reader(env, std::string(kEnvPrefix) + "SOURCE_" + env_name_part(source.name) + "_",
+                     source_path(source, i) + ".", registry, origins, problems);
+    visit_source(reader, source);
+  }
+  report_unknown_variables(env, registry, problems);
+}
+
+}  // namespace hookd::config

@@ -1,0 +1,32 @@
+// Syntax checks for config values that are small languages of their own: JSON pointers,
+// CIDR subnets, URLs, listen addresses, header names, templates, base64 secrets.
+// Each returns nothing when the text is fine, or a message saying what is wrong and what is
+// allowed. Messages quote the checked text, so never pass secret values to the quoting ones
+// (check_base64 and check_database_url never quote). Pure functions.
+#pragma once
+
+#include <expected>
+#include <string>
+#include <string_view>
+
+namespace hookd::config {
+
+using Check = std::expected<void, std::string>;
+
+Check check_json_pointer(std::string_view text);    // RFC 6901, non-empty: "/a/b~1c"
+Check check_cidr(std::string_view text);            // "10.0.0.0/8", "fd00::/8"
+Check check_http_url(std::string_view text);        // http:// or https:// with a host
+Check check_database_url(std::string_view text);    // path, ":memory:" or postgres(ql)://
+Check check_listen_address(std::string_view text);  // "host:port", "[::1]:port"
+Check check_header_name(std::string_view text);     // RFC 9110 token
+Check check_url_path(std::string_view text);        // "/metrics"
+// "prefix:{/json/pointer}..." with at least one placeholder.
+Check check_business_key_template(std::string_view text);
+// Signed-content template: literal text plus {id}, {timestamp}, {body}; {body} required.
+Check check_hmac_template(std::string_view text);
+// Base64 (standard or URL alphabet, padding optional) decoding to expected_bytes if > 0.
+Check check_base64(std::string_view text, std::size_t expected_bytes = 0);
+// Path-safe name: 1-64 of [a-z0-9_-], starting with a letter or digit.
+Check check_name(std::string_view text);
+
+}  // namespace hookd::config

@@ -1,0 +1,143 @@
+#include "config/validate.hpp"
+
+#include <chrono>
+#include <set>
+
+#include "config/checker.hpp"
+
+namespace hookd::config {
+namespace {
+
+using std::chrono::days;
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+void check_server(Checker& c, const ServerConfig& s) {
+  c.check("server.listen", check_listen_address(s.listen));
+  c.range("server.io_threads", s.io_threads, 0, 256);
+  c.size_range("server.max_header_bytes", s.max_header_bytes, kKiB, kMiB);
+  c.size_range("server.max_body_bytes", s.max_body_bytes, kKiB, kGiB);
+  c.size_range("server.max_url_bytes", s.max_url_bytes, 256, s.max_header_bytes);
+  c.range("server.max_json_depth", s.max_json_depth, 1, 1000);
+  c.range("server.read_timeout", s.read_timeout, seconds(1), hours(1));
+  c.range("server.idle_timeout", s.idle_timeout, seconds(1), hours(1));
+  c.range("server.max_connections", s.max_connections, 1, 1'000'000);
+  c.range("server.shutdown_grace", s.shutdown_grace, milliseconds(0), hours(1));
+}
+
+void check_database(Checker& c, const DatabaseConfig& d) {
+  c.check("database.url", check_database_url(d.url));  // never quotes: may hold a password
+  c.range("database.pool_size", d.pool_size, 1, 1000);
+  c.range("database.busy_timeout", d.busy_timeout, milliseconds(0), minutes(10));
+}
+
+void check_auth(Checker& c, const AuthConfig& a) {
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < a.tokens.size(); ++i) {
+    const std::string key = "auth.tokens[" + std::to_string(i) + "]";
+    const ApiToken& t = a.tokens[i];
+    if (auto ok = check_name(t.name); !ok) c.problem_in("auth.tokens", key + ".name", ok.error());
+    if (!names.insert(t.name).second)
+      c.problem_in("auth.tokens", key + ".name",
+                   "name \"" + t.name + "\" is used by another token");
+    if (t.token.empty()) c.problem_in("auth.tokens", key + ".token", "is empty");
+    if (t.token.find_first_of(" \t\r\n") != std::string::npos) {
+      c.problem_in("auth.tokens", key + ".token", "contains whitespace (the value is not shown)");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (a.tokens[j].token == t.token && !t.token.empty()) {
+        c.problem_in("auth.tokens", key + ".token",
+                     "has the same value as the token named \"" + a.tokens[j].name +
+                         "\"; the audit log could not tell them apart");
+      }
+    }
+  }
+}
+
+void check_delivery(Checker& c, const DeliveryConfig& d) {
+  c.range("delivery.connect_timeout", d.connect_timeout, milliseconds(100), minutes(1));
+  c.range("delivery.timeout", d.timeout, milliseconds(100), hours(1));
+  if (d.connect_timeout > d.timeout) {
+    c.problem("delivery.connect_timeout", "must not be longer than delivery.timeout (" +
+                                              format_duration(d.timeout) + "), which includes it");
+  }
+  c.size_range("delivery.max_response_body_bytes", d.max_response_body_bytes, 0, kMiB);
+  check_retry(c, "delivery.", d.retry, false);
+  c.range("delivery.endpoint_concurrency", d.endpoint_concurrency, 1, 1000);
+  c.range("delivery.default_rate_limit", d.default_rate_limit, 0, 1'000'000);
+  c.range("delivery.circuit_failure_threshold", d.circuit_failure_threshold, 0, 10'000);
+  c.range("delivery.circuit_cooldown", d.circuit_cooldown, seconds(1), days(1));
+  c.range("delivery.lease_duration", d.lease_duration, seconds(1), days(1));
+  if (d.lease_duration <= d.timeout) {
+    c.problem("delivery.lease_duration",
+              "must be longer than delivery.timeout (" + format_duration(d.timeout) +
+                  "), or a lease could expire while its attempt is still running");
+  }
+  c.range("delivery.claim_batch_size", d.claim_batch_size, 1, 10'000);
+  c.range("delivery.poll_interval", d.poll_interval, milliseconds(10), minutes(1));
+  c.range("delivery.workers", d.workers, 1, 1024);
+}
+
+void check_ssrf(Checker& c, const SsrfConfig& s) {
+  for (std::size_t i = 0; i < s.allowed_subnets.size(); ++i) {
+    if (auto ok = check_cidr(s.allowed_subnets[i]); !ok) {
+      c.problem("ssrf.allowed_subnets", "item " + std::to_string(i) + ": " + ok.error());
+    }
+  }
+}
+
+void check_logging(Checker& c, const LoggingConfig& l) {
+  for (std::size_t i = 0; i < l.masked_pointers.size(); ++i) {
+    if (auto ok = check_json_pointer(l.masked_pointers[i]); !ok) {
+      c.problem("logging.masked_pointers", "item " + std::to_string(i) + ": " + ok.error());
+    }
+  }
+}
+
+void check_metrics(Checker& c, const MetricsConfig& m) {
+  c.check("metrics.path", check_url_path(m.path));
+  if (m.path.starts_with("/in/") || m.path.starts_with("/api/")) {
+    c.problem("metrics.path", "must not be under /in/ or /api/, which hookd routes itself");
+  }
+}
+
+}  // namespace
+
+void check_retry(Checker& c, const std::string& prefix, const RetryConfig& r, bool only_set) {
+  const auto wanted = [&](const char* key) { return !only_set || c.origins().has(prefix + key); };
+  if (wanted("max_attempts")) c.range(prefix + "max_attempts", r.max_attempts, 1, 100);
+  if (wanted("max_age")) c.range(prefix + "max_age", r.max_age, seconds(1), days(90));
+  if (wanted("backoff_base"))
+    c.range(prefix + "backoff_base", r.backoff_base, milliseconds(10), days(1));
+  if (wanted("backoff_max"))
+    c.range(prefix + "backoff_max", r.backoff_max, milliseconds(10), days(30));
+  if ((wanted("backoff_base") || wanted("backoff_max")) && r.backoff_base > r.backoff_max) {
+    c.problem(prefix + "backoff_max", "must be at least " + prefix + "backoff_base (" +
+                                          format_duration(r.backoff_base) + ")");
+  }
+  if (!wanted("schedule")) return;
+  if (r.schedule.size() > 100) c.problem(prefix + "schedule", "has more than 100 entries");
+  for (std::size_t i = 0; i < r.schedule.size(); ++i) {
+    if (r.schedule[i] > days(30)) {
+      c.problem(prefix + "schedule", "item " + std::to_string(i) + " is longer than 30d");
+    }
+  }
+}
+
+std::vector<Problem> validate(const Config& config, const Origins& origins) {
+  std::vector<Problem> problems;
+  Checker c(origins, problems);
+  check_server(c, config.server);
+  check_database(c, config.database);
+  check_auth(c, config.auth);
+  check_delivery(c, config.delivery);
+  check_ssrf(c, config.ssrf);
+  check_sources(c, config);
+  check_logging(c, config.logging);
+  check_metrics(c, config.metrics);
+  return problems;
+}
+
+}  // namespace hookd::config

@@ -1,0 +1,222 @@
+// Validation of [[source]] tables: names, scheme-specific secrets and options, JSON
+// pointers, templates, forward target. Secret values never appear in a message.
+#include <chrono>
+#include <map>
+
+#include "config/checker.hpp"
+#include "config/environment.hpp"
+#include "config/names.hpp"
+#include "config/readers.hpp"
+
+namespace hookd::config {
+namespace {
+
+using std::chrono::days;
+using std::chrono::seconds;
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+void check_names(Checker& c, const Config& config) {
+  std::map<std::string, std::string> env_names;  // env name part -> first source name
+  for (std::size_t i = 0; i < config.sources.size(); ++i) {
+    const SourceConfig& s = config.sources[i];
+    const std::string key = source_path(s, i) + ".name";
+    if (s.name.empty()) continue;  // reported while reading
+    if (auto ok = check_name(s.name); !ok) {
+      c.problem(key, ok.error());
+      continue;
+    }
+    const auto [it, inserted] = env_names.emplace(env_name_part(s.name), s.name);
+    if (inserted) continue;
+    if (it->second == s.name) {
+      c.problem(key,
+                "another [[source]] already has the name \"" + s.name + "\"; names must be unique");
+    } else {
+      c.problem(key, "\"" + s.name + "\" and \"" + it->second +
+                         "\" have the same environment "
+                         "variables (HOOKD_SOURCE_" +
+                         it->first + "_...); rename one");
+    }
+  }
+}
+
+// The secret's format per scheme; messages describe the format, never the value.
+void check_secret_format(Checker& c, const std::string& key, Scheme scheme,
+                         std::string_view secret) {
+  const std::string item = key + ": ";
+  if (secret.empty()) {
+    c.problem(key, "a secret is empty");
+  } else if (scheme == Scheme::kStandard) {
+    if (!secret.starts_with("whsec_")) {
+      c.problem(
+          key,
+          "scheme \"standard\" needs secrets of the form whsec_<base64> (the value is not shown)");
+    } else if (auto ok = check_base64(secret.substr(6)); !ok) {
+      c.problem(key, "a whsec_ secret is malformed: " + ok.error() + " (the value is not shown)");
+    }
+  } else if (scheme == Scheme::kStandardEd25519) {
+    if (!secret.starts_with("whpk_") && !secret.starts_with("whsk_")) {
+      c.problem(
+          key,
+          "scheme \"standard-ed25519\" needs whpk_<base64 public key> (or whsk_<base64 seed>) "
+          "secrets (the value is not shown)");
+    } else if (auto ok = check_base64(secret.substr(5), 32); !ok) {
+      c.problem(key, "an Ed25519 key is malformed: " + ok.error() + " (the value is not shown)");
+    }
+  }
+}
+
+void check_secrets(Checker& c, const std::string& path, const SourceConfig& s) {
+  const std::string key = path + "secrets";
+  if (s.scheme == Scheme::kNone) {
+    if (!s.secrets.empty())
+      c.problem(key, "scheme \"none\" verifies nothing; remove the secrets or choose a scheme");
+    return;
+  }
+  if (s.secrets.empty() && s.scheme != Scheme::kCloudEvents) {
+    c.problem(key, "scheme \"" + std::string(enum_name(s.scheme)) + "\" needs at least one secret");
+  }
+  for (const auto& secret : s.secrets) check_secret_format(c, key, s.scheme, secret);
+}
+
+void check_event_id(Checker& c, const std::string& path, const SourceConfig& s) {
+  const std::string key = path + "event_id";
+  if (s.event_id.empty()) {
+    const bool hmac_id = s.scheme == Scheme::kHmac && !s.hmac.id_header.empty();
+    if (default_event_id(s.scheme).empty() && !hmac_id) {
+      c.problem(key,
+                "scheme \"" + std::string(enum_name(s.scheme)) +
+                    "\" has no event id of its own; set "
+                    "event_id to a header name or a JSON pointer such as \"/id\" (used for dedup)");
+    }
+  } else if (s.event_id.starts_with('/')) {
+    c.check(key, check_json_pointer(s.event_id));
+  } else {
+    c.check(key, check_header_name(s.event_id));
+  }
+}
+
+void check_ordering(Checker& c, const std::string& path, const SourceConfig& s) {
+  for (const auto& [name, value] : {std::pair{"entity_key", &s.entity_key},
+                                    {"sequence", &s.sequence},
+                                    {"depends_on", &s.depends_on},
+                                    {"state", &s.state}}) {
+    if (!value->empty()) c.check(path + name, check_json_pointer(*value));
+  }
+  const auto needs_entity = [&](const char* key, bool used) {
+    if (used && s.entity_key.empty()) {
+      c.problem(path + key,
+                std::string("needs ") + path + "entity_key: order and state are kept per entity");
+    }
+  };
+  needs_entity("sequence", !s.sequence.empty());
+  needs_entity("state", !s.state.empty());
+  if (!s.terminal_states.empty() && s.state.empty()) {
+    c.problem(path + "terminal_states",
+              "needs " + path + "state (the JSON pointer to the entity's state)");
+  }
+  if (!s.business_key.empty())
+    c.check(path + "business_key", check_business_key_template(s.business_key));
+  if (s.business_key_guard && s.business_key.empty()) {
+    c.problem(path + "business_key_guard",
+              "needs " + path + "business_key (the template to guard by)");
+  }
+  c.range(path + "park_timeout", s.park_timeout, seconds(1), days(30));
+}
+
+void check_forward(Checker& c, const std::string& path, const ForwardConfig& f) {
+  if (f.url.empty()) {
+    c.problem(path + "forward.url",
+              "is required: the app URL that verified events are forwarded to");
+  } else {
+    c.check(path + "forward.url", check_http_url(f.url));
+  }
+  if (f.secret.empty()) {
+    c.problem(path + "forward.secret",
+              "is required: the whsec_<base64> secret hookd signs forwards with");
+  } else if (!f.secret.starts_with("whsec_") || !check_base64(f.secret.substr(6))) {
+    c.problem(path + "forward.secret", "must be whsec_<base64> (the value is not shown)");
+  }
+  for (const auto& header : f.headers) c.check(path + "forward.headers", check_header_name(header));
+}
+
+// Options of one scheme set on a source that uses another are mistakes, not no-ops.
+void check_scheme_tables(Checker& c, const std::string& path, const SourceConfig& s) {
+  const auto only_for = [&](const char* table, bool allowed, const char* schemes) {
+    if (!allowed && c.origins().first_under(path + table + ".")) {
+      c.problem_under(path + table, std::string("is only used with scheme = ") + schemes +
+                                        ", but this source has scheme = \"" +
+                                        std::string(enum_name(s.scheme)) + "\"");
+    }
+  };
+  only_for("hmac_hex_ts", s.scheme == Scheme::kHmacHexTs, "\"hmac-hex-ts\"");
+  only_for("hmac", s.scheme == Scheme::kHmac, "\"hmac\"");
+  only_for("token", s.scheme == Scheme::kToken || s.scheme == Scheme::kCloudEvents,
+           "\"token\" or \"cloudevents\"");
+  if (!s.allowed_origins.empty() && s.scheme != Scheme::kCloudEvents) {
+    c.problem(path + "allowed_origins", "is only used with scheme = \"cloudevents\"");
+  }
+  if (s.scheme == Scheme::kHmacHexTs) {
+    c.check(path + "hmac_hex_ts.signature_header",
+            check_header_name(s.hmac_hex_ts.signature_header));
+    c.check(path + "hmac_hex_ts.timestamp_header",
+            check_header_name(s.hmac_hex_ts.timestamp_header));
+  }
+  if (s.scheme == Scheme::kToken) c.check(path + "token.header", check_header_name(s.token.header));
+}
+
+void check_hmac(Checker& c, const std::string& path, const HmacConfig& h) {
+  const std::string p = path + "hmac.";
+  c.check(p + "signature_header", check_header_name(h.signature_header));
+  if (!h.timestamp_header.empty())
+    c.check(p + "timestamp_header", check_header_name(h.timestamp_header));
+  if (!h.id_header.empty()) c.check(p + "id_header", check_header_name(h.id_header));
+  if (auto ok = check_hmac_template(h.content_template); !ok) {
+    c.problem(p + "template", ok.error());
+    return;
+  }
+  const bool signs_ts = contains(h.content_template, "{timestamp}");
+  if (signs_ts && h.timestamp_header.empty()) {
+    c.problem(p + "template", "uses {timestamp} but " + p + "timestamp_header is empty");
+  } else if (!signs_ts && !h.timestamp_header.empty()) {
+    c.problem(p + "timestamp_header",
+              "is set but the template does not sign {timestamp}; an unsigned "
+              "timestamp defeats the replay window (add {timestamp} or clear the header)");
+  }
+  if (contains(h.content_template, "{id}") && h.id_header.empty()) {
+    c.problem(p + "template", "uses {id} but " + p + "id_header is empty");
+  }
+}
+
+void check_source(Checker& c, const std::string& path, const SourceConfig& s) {
+  check_secrets(c, path, s);
+  c.range(path + "tolerance", s.tolerance, seconds(1), days(1));
+  check_event_id(c, path, s);
+  check_ordering(c, path, s);
+  if (c.origins().has(path + "max_body_bytes")) {  // else inherited, checked in [server]
+    c.size_range(path + "max_body_bytes", s.max_body_bytes, kKiB, kGiB);
+  }
+  for (const auto& origin : s.allowed_origins) {
+    if (origin.empty() || origin.find_first_of(" /\t") != std::string::npos) {
+      c.problem(path + "allowed_origins",
+                "\"" + origin + "\" is not a host name (e.g. \"events.example.com\")");
+    }
+  }
+  check_forward(c, path, s.forward);
+  check_retry(c, path + "retry.", s.retry, true);
+  check_scheme_tables(c, path, s);
+  if (s.scheme == Scheme::kHmac) check_hmac(c, path, s.hmac);
+}
+
+}  // namespace
+
+void check_sources(Checker& c, const Config& config) {
+  check_names(c, config);
+  for (std::size_t i = 0; i < config.sources.size(); ++i) {
+    check_source(c, source_path(config.sources[i], i) + ".", config.sources[i]);
+  }
+}
+
+}  // namespace hookd::config
