@@ -1,0 +1,130 @@
+// How an outbound attempt ended: libcurl's result code turned into an AttemptResult with a
+// classified TransportError (see http_client_types.hpp), and the single call of `done`.
+#include <cassert>
+#include <utility>
+
+#include "net/http_client_transfer.hpp"
+
+namespace hookd::net {
+namespace {
+
+bool is_tls_error(CURLcode code) {
+  switch (code) {
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ENGINE_INITFAILED:
+    case CURLE_SSL_SHUTDOWN_FAILED:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CLIENTCERT:
+    case CURLE_USE_SSL_FAILED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+AttemptResult Transfer::build_result(CURLcode code) {
+  AttemptResult result;
+  result.duration = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - started_at_);
+  result.request_sent = requests_started_ > 0;
+  long status = 0;
+  curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+  result.status = static_cast<int>(status);
+  result.headers = std::move(headers_);
+  result.body = std::move(body_);
+  result.truncated = body_bytes_seen_ > body_limit_;
+
+  // Cut on purpose after the drain limit: the status and headers are complete.
+  if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && drain_exceeded_)) return result;
+
+  result.error_detail = error_buffer_[0] != '\0' ? error_buffer_ : curl_easy_strerror(code);
+  if (resend_refused_) {
+    // The request went out on a connection that died without a response byte.
+    result.error = TransportError::kConnectionClosed;
+    result.error_detail = "connection closed before any response (libcurl's resend refused)";
+    return result;
+  }
+  switch (code) {
+    case CURLE_UNSUPPORTED_PROTOCOL:  // a scheme we refuse, or an HTTP/0.9 answer
+      result.error = requests_started_ > 0 ? TransportError::kProtocol
+                                           : TransportError::kInvalidRequest;
+      break;
+    case CURLE_URL_MALFORMAT:
+      result.error = TransportError::kInvalidRequest;
+      break;
+    case CURLE_COULDNT_RESOLVE_HOST:
+      result.error = TransportError::kDnsFailure;
+      break;
+    case CURLE_COULDNT_CONNECT:
+      if (sockets_opened_ == 0 && addresses_refused_ > 0) {
+        result.error = TransportError::kSsrfRefused;
+        result.error_detail = guard_reason_;
+      } else {
+        result.error = TransportError::kConnectRefused;
+      }
+      break;
+    case CURLE_OPERATION_TIMEDOUT:
+      result.error =
+          requests_started_ > 0 ? TransportError::kTimeout : TransportError::kConnectTimeout;
+      break;
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+      result.error = TransportError::kReset;
+      break;
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+      result.error = TransportError::kConnectionClosed;
+      break;
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_BAD_CONTENT_ENCODING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      result.error = TransportError::kProtocol;
+      break;
+    default:
+      result.error = is_tls_error(code) ? TransportError::kTls : TransportError::kOther;
+      break;
+  }
+  return result;
+}
+
+void Transfer::finish(CURLcode code) {
+  if (!invalid_reason_.empty()) {
+    AttemptResult result;
+    result.error = TransportError::kInvalidRequest;
+    result.error_detail = invalid_reason_;
+    deliver(std::move(result));
+    return;
+  }
+  deliver(build_result(code));
+}
+
+void Transfer::cancel() {
+  AttemptResult result;
+  result.error = TransportError::kCancelled;
+  result.error_detail = "HTTP client stopped";
+  result.request_sent = requests_started_ > 0;
+  result.duration = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - started_at_);
+  deliver(std::move(result));
+}
+
+void Transfer::deliver(AttemptResult result) {
+  assert(done_ && "done called twice");
+  auto done = std::move(done_);
+  done_ = nullptr;
+  done(std::move(result));
+}
+
+}  // namespace hookd::net
