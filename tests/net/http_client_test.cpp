@@ -228,6 +228,28 @@ TEST_F(HttpClientTest, ProcessThenDropOnReusedConnectionIsNotResent) {
   EXPECT_EQ(receiver_.connection_count(), 1u);  // not even a fresh connection was opened
 }
 
+// A09: with a second idle connection in the pool, libcurl's resend would reuse it without
+// opening a socket; the pre-request guard refuses that path too.
+TEST_F(HttpClientTest, ResendOverAnotherPooledConnectionIsRefused) {
+  HttpClient& http = client();
+  receiver_.set_path("/warm", ReceiverBehavior::respond(200).after(100ms));
+  std::promise<void> first_done, second_done;
+  http.send(post("/warm"), [&](AttemptResult) { first_done.set_value(); });
+  http.send(post("/warm"), [&](AttemptResult) { second_done.set_value(); });
+  first_done.get_future().wait();
+  second_done.get_future().wait();
+  ASSERT_EQ(receiver_.connection_count(), 2u);  // two idle connections in the pool
+  receiver_.enqueue("/drop", ReceiverBehavior::process_then_drop());
+  OutboundRequest request = post("/drop");
+  request.headers.emplace_back("webhook-id", "msg_pooled");
+
+  AttemptResult result = send_and_wait(http, request);
+
+  EXPECT_EQ(result.error, TransportError::kConnectionClosed) << result.error_detail;
+  EXPECT_EQ(receiver_.count_for_webhook_id("msg_pooled"), 1u);
+  EXPECT_EQ(receiver_.request_count(), 3u);
+}
+
 TEST_F(HttpClientTest, BodylessRequestOnReusedConnectionIsNotResentEither) {  // A09
   HttpClient& http = client();
   ASSERT_TRUE(send_and_wait(http, post("/warm")).ok());
