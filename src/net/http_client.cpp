@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cassert>
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -101,7 +102,10 @@ class HttpClient::Impl {
       int still_running = 0;
       curl_multi_perform(multi_, &still_running);
       complete_finished();
-      curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
+      expire_overdue();
+      // libcurl shortens the wait to its own timers; ours is the expiry scan.
+      int wait_ms = active_.empty() ? 1000 : static_cast<int>(kExpiryScan.count());
+      curl_multi_poll(multi_, nullptr, 0, wait_ms, nullptr);
     }
     cancel_active();
   }
@@ -133,6 +137,25 @@ class HttpClient::Impl {
     }
   }
 
+  // libcurl (7.88) never times out a transfer waiting for a free pool connection, so the
+  // total timeout of those is enforced here. Transfers on the wire are libcurl's to time
+  // out; a small grace keeps us from racing it.
+  void expire_overdue() {
+    auto now = std::chrono::steady_clock::now();
+    if (now < next_expiry_scan_) return;
+    next_expiry_scan_ = now + kExpiryScan;
+    for (auto it = active_.begin(); it != active_.end();) {
+      Transfer& transfer = *it->second;
+      if (transfer.waiting_for_connection() && now >= transfer.deadline() + kExpiryGrace) {
+        curl_multi_remove_handle(multi_, it->first);
+        transfer.expire();
+        it = active_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
   void cancel_active() {
     for (auto& [easy, transfer] : active_) {
       curl_multi_remove_handle(multi_, easy);
@@ -141,7 +164,11 @@ class HttpClient::Impl {
     active_.clear();
   }
 
+  static constexpr std::chrono::milliseconds kExpiryScan{50};
+  static constexpr std::chrono::milliseconds kExpiryGrace{20};
+
   HttpClientOptions options_;
+  std::chrono::steady_clock::time_point next_expiry_scan_{};
   CURLM* multi_ = nullptr;
   std::thread thread_;
   std::mutex mutex_;

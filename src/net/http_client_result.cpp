@@ -57,8 +57,8 @@ AttemptResult Transfer::build_result(CURLcode code) {
   }
   switch (code) {
     case CURLE_UNSUPPORTED_PROTOCOL:  // a scheme we refuse, or an HTTP/0.9 answer
-      result.error = requests_started_ > 0 ? TransportError::kProtocol
-                                           : TransportError::kInvalidRequest;
+      result.error =
+          requests_started_ > 0 ? TransportError::kProtocol : TransportError::kInvalidRequest;
       break;
     case CURLE_URL_MALFORMAT:
       result.error = TransportError::kInvalidRequest;
@@ -115,6 +115,15 @@ void Transfer::cancel() {
   result.error = TransportError::kCancelled;
   result.error_detail = "HTTP client stopped";
   result.request_sent = requests_started_ > 0;
+  result.duration = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - started_at_);
+  deliver(std::move(result));
+}
+
+void Transfer::expire() {
+  AttemptResult result;
+  result.error = TransportError::kConnectTimeout;
+  result.error_detail = "no connection within the total timeout (pool busy or connecting)";
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::steady_clock::now() - started_at_);
   deliver(std::move(result));

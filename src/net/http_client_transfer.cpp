@@ -57,7 +57,8 @@ Transfer::Transfer(OutboundRequest request, HttpClient::Done done, const HttpCli
       done_(std::move(done)),
       guard_(options.address_guard ? &options.address_guard : nullptr),
       body_limit_(options.body_limit),
-      drain_limit_(options.drain_limit) {
+      drain_limit_(options.drain_limit),
+      total_timeout_(request_.total_timeout.value_or(options.total_timeout)) {
   easy_ = curl_easy_init();
   if (easy_ == nullptr) {
     invalid_reason_ = "curl_easy_init failed";

@@ -33,6 +33,12 @@ class Transfer {
   void finish(CURLcode code);
   // Calls `done` with kCancelled (once).
   void cancel();
+  // When the total timeout has passed (measured from started()).
+  std::chrono::steady_clock::time_point deadline() const { return started_at_ + total_timeout_; }
+  // True while no request byte was sent (e.g. still waiting for a pool connection).
+  bool waiting_for_connection() const { return requests_started_ == 0; }
+  // Calls `done` with kConnectTimeout: the deadline passed while waiting for a connection.
+  void expire();
 
  private:
   static curl_socket_t open_socket(void* self, curlsocktype purpose, curl_sockaddr* address);
@@ -52,6 +58,7 @@ class Transfer {
   const AddressGuard* guard_ = nullptr;
   std::size_t body_limit_ = 0;
   std::size_t drain_limit_ = 0;
+  std::chrono::milliseconds total_timeout_{0};
   CURL* easy_ = nullptr;
   curl_slist* header_list_ = nullptr;
   char error_buffer_[CURL_ERROR_SIZE] = {};

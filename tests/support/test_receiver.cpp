@@ -120,16 +120,17 @@ void TestReceiver::serve(int fd, std::size_t connection) {
   while (auto request = wire::read_request(fd, buffer)) {
     request->connection = connection;
     ReceiverBehavior behavior = choose(*request);
+    record_arrival(*request);
     if (behavior.action == ReceiverAction::kHang) {
-      record(*request, false);
       wait_or_stopped(std::nullopt);
       break;
     }
     bool stopped = wait_or_stopped(behavior.delay);
     bool answered_ok = behavior.action == ReceiverAction::kRespond && behavior.status >= 200 &&
                        behavior.status < 300;
-    record(*request,
-           !stopped && (answered_ok || behavior.action == ReceiverAction::kProcessThenDrop));
+    if (!stopped && (answered_ok || behavior.action == ReceiverAction::kProcessThenDrop)) {
+      record_processed(*request);
+    }
     if (stopped) break;
     if (behavior.action == ReceiverAction::kReset) {
       close_connection(fd, true);
@@ -169,17 +170,19 @@ bool TestReceiver::wait_or_stopped(std::optional<std::chrono::milliseconds> dela
   return changed_.wait_for(lock, *delay, [this] { return stopping_; });
 }
 
-void TestReceiver::record(const ReceivedRequest& request, bool processed) {
+void TestReceiver::record_arrival(const ReceivedRequest& request) {
   {
     std::lock_guard lock(mutex_);
     requests_.push_back(request);
-    if (processed) ++processed_;
-    if (auto id = request.header("webhook-id")) {
-      ++by_webhook_id_[*id];
-      if (processed) ++processed_by_webhook_id_[*id];
-    }
+    if (auto id = request.header("webhook-id")) ++by_webhook_id_[*id];
   }
   changed_.notify_all();
+}
+
+void TestReceiver::record_processed(const ReceivedRequest& request) {
+  std::lock_guard lock(mutex_);
+  ++processed_;
+  if (auto id = request.header("webhook-id")) ++processed_by_webhook_id_[*id];
 }
 
 void TestReceiver::close_connection(int fd, bool reset) {

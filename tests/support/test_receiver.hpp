@@ -104,7 +104,8 @@ class TestReceiver {
   ReceiverBehavior choose(const ReceivedRequest& request);
   // Waits `delay` unless stopped first; true when stopped.
   bool wait_or_stopped(std::optional<std::chrono::milliseconds> delay);
-  void record(const ReceivedRequest& request, bool processed);
+  void record_arrival(const ReceivedRequest& request);
+  void record_processed(const ReceivedRequest& request);
   void close_connection(int fd, bool reset);
 
   int listen_fd_ = -1;
