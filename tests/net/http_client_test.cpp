@@ -172,7 +172,6 @@ TEST_F(HttpClientTest, HangingReceiverHitsTotalTimeout) {  // A01 (timing out)
 
   EXPECT_EQ(result.error, TransportError::kTimeout) << result.error_detail;
   EXPECT_TRUE(result.request_sent);
-  EXPECT_GE(result.duration, 300ms);
   EXPECT_EQ(receiver_.request_count(), 1u);
   EXPECT_EQ(receiver_.processed_count(), 0u);
 }
