@@ -163,6 +163,35 @@ TEST_F(HttpClientTest, ClosedPortIsConnectRefused) {
   EXPECT_FALSE(result.request_sent);
 }
 
+// A listener whose accept queue is full drops new SYNs: the connect never completes.
+TEST_F(HttpClientTest, UnansweredConnectIsConnectTimeout) {  // A01 (timing out)
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(::listen(listener, 0), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 3; ++i) {  // fill the accept queue (never accepted)
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&address), length);
+    fillers.push_back(fd);
+  }
+  std::this_thread::sleep_for(50ms);
+  OutboundRequest request;
+  request.url = "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/";
+  request.connect_timeout = 200ms;
+
+  AttemptResult result = send_and_wait(client(), request);
+  for (int fd : fillers) ::close(fd);
+  ::close(listener);
+
+  EXPECT_EQ(result.error, TransportError::kConnectTimeout) << result.error_detail;
+  EXPECT_FALSE(result.request_sent);
+}
+
 TEST_F(HttpClientTest, HangingReceiverHitsTotalTimeout) {  // A01 (timing out)
   receiver_.set_default(ReceiverBehavior::hang());
   OutboundRequest request = post("/slow");
