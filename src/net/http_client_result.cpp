@@ -33,6 +33,38 @@ bool is_tls_error(CURLcode code) {
 
 }  // namespace
 
+TransportError classify(CURLcode code, const WireFacts& facts) {
+  if (facts.resend_refused) return TransportError::kConnectionClosed;
+  switch (code) {
+    case CURLE_OK:
+      return TransportError::kNone;
+    case CURLE_UNSUPPORTED_PROTOCOL:  // a scheme we refuse, or an HTTP/0.9 answer
+      return facts.request_started ? TransportError::kProtocol : TransportError::kInvalidRequest;
+    case CURLE_URL_MALFORMAT:
+      return TransportError::kInvalidRequest;
+    case CURLE_COULDNT_RESOLVE_HOST:
+      return TransportError::kDnsFailure;
+    case CURLE_COULDNT_CONNECT:
+      return facts.all_addresses_refused ? TransportError::kSsrfRefused
+                                         : TransportError::kConnectRefused;
+    case CURLE_OPERATION_TIMEDOUT:
+      return facts.request_started ? TransportError::kTimeout : TransportError::kConnectTimeout;
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+      return TransportError::kReset;
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+      return TransportError::kConnectionClosed;
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_BAD_CONTENT_ENCODING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return TransportError::kProtocol;
+    default:
+      return is_tls_error(code) ? TransportError::kTls : TransportError::kOther;
+  }
+}
+
 AttemptResult Transfer::build_result(CURLcode code) {
   AttemptResult result;
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -48,53 +80,16 @@ AttemptResult Transfer::build_result(CURLcode code) {
   // Cut on purpose after the drain limit: the status and headers are complete.
   if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && drain_exceeded_)) return result;
 
-  result.error_detail = error_buffer_[0] != '\0' ? error_buffer_ : curl_easy_strerror(code);
-  if (resend_refused_) {
-    // The request went out on a connection that died without a response byte.
-    result.error = TransportError::kConnectionClosed;
+  WireFacts facts{.request_started = requests_started_ > 0,
+                  .resend_refused = resend_refused_,
+                  .all_addresses_refused = sockets_opened_ == 0 && addresses_refused_ > 0};
+  result.error = classify(code, facts);
+  if (result.error == TransportError::kSsrfRefused) {
+    result.error_detail = guard_reason_;
+  } else if (resend_refused_) {
     result.error_detail = "connection closed before any response (libcurl's resend refused)";
-    return result;
-  }
-  switch (code) {
-    case CURLE_UNSUPPORTED_PROTOCOL:  // a scheme we refuse, or an HTTP/0.9 answer
-      result.error =
-          requests_started_ > 0 ? TransportError::kProtocol : TransportError::kInvalidRequest;
-      break;
-    case CURLE_URL_MALFORMAT:
-      result.error = TransportError::kInvalidRequest;
-      break;
-    case CURLE_COULDNT_RESOLVE_HOST:
-      result.error = TransportError::kDnsFailure;
-      break;
-    case CURLE_COULDNT_CONNECT:
-      if (sockets_opened_ == 0 && addresses_refused_ > 0) {
-        result.error = TransportError::kSsrfRefused;
-        result.error_detail = guard_reason_;
-      } else {
-        result.error = TransportError::kConnectRefused;
-      }
-      break;
-    case CURLE_OPERATION_TIMEDOUT:
-      result.error =
-          requests_started_ > 0 ? TransportError::kTimeout : TransportError::kConnectTimeout;
-      break;
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-      result.error = TransportError::kReset;
-      break;
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-      result.error = TransportError::kConnectionClosed;
-      break;
-    case CURLE_WEIRD_SERVER_REPLY:
-    case CURLE_BAD_CONTENT_ENCODING:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      result.error = TransportError::kProtocol;
-      break;
-    default:
-      result.error = is_tls_error(code) ? TransportError::kTls : TransportError::kOther;
-      break;
+  } else {
+    result.error_detail = error_buffer_[0] != '\0' ? error_buffer_ : curl_easy_strerror(code);
   }
   return result;
 }

@@ -15,6 +15,16 @@
 
 namespace hookd::net {
 
+// What a transfer observed on the wire, beyond libcurl's result code.
+struct WireFacts {
+  bool request_started = false;        // libcurl began sending the request
+  bool resend_refused = false;         // libcurl wanted to resend it; refused
+  bool all_addresses_refused = false;  // the AddressGuard refused and no socket was opened
+};
+
+// Classifies how an attempt ended (pure; CURLE_OK is kNone).
+TransportError classify(CURLcode code, const WireFacts& facts);
+
 class Transfer {
  public:
   // Builds the easy handle. If the request is invalid, `ready()` is false and `finish()`
