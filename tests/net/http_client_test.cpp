@@ -214,6 +214,34 @@ TEST_F(HttpClientTest, ResetIsAnError) {  // A01 (resetting the connection)
   EXPECT_EQ(receiver_.request_count(), 1u);
 }
 
+// https:// to a peer that answers plain HTTP: the TLS handshake fails.
+TEST_F(HttpClientTest, HandshakeWithAPlainHttpPeerIsATlsError) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  std::thread plain_peer([listener] {
+    int fd = ::accept(listener, nullptr, nullptr);
+    std::string_view answer = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+    ::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+    std::this_thread::sleep_for(100ms);
+    ::close(fd);
+  });
+  OutboundRequest request;
+  request.url = "https://127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/";
+
+  AttemptResult result = send_and_wait(client(), request);
+  plain_peer.join();
+  ::close(listener);
+
+  EXPECT_EQ(result.error, TransportError::kTls) << result.error_detail;
+  EXPECT_FALSE(result.request_sent);
+}
+
 TEST_F(HttpClientTest, GarbageIsAProtocolError) {
   receiver_.set_default(ReceiverBehavior::garbage());
 
