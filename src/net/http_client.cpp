@@ -6,6 +6,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <chrono>
@@ -98,16 +99,30 @@ class HttpClient::Impl {
         for (auto& transfer : incoming) transfer->cancel();
         break;
       }
-      for (auto& transfer : incoming) add(std::move(transfer));
+      for (auto& transfer : incoming) waiting_.push_back(std::move(transfer));
+      admit_waiting();
       int still_running = 0;
       curl_multi_perform(multi_, &still_running);
       complete_finished();
+      admit_waiting();
       expire_overdue();
       // libcurl shortens the wait to its own timers; ours is the expiry scan.
-      int wait_ms = active_.empty() ? 1000 : static_cast<int>(kExpiryScan.count());
+      int wait_ms =
+          active_.empty() && waiting_.empty() ? 1000 : static_cast<int>(kExpiryScan.count());
       curl_multi_poll(multi_, nullptr, 0, wait_ms, nullptr);
     }
     cancel_active();
+  }
+
+  // Hands waiting transfers to libcurl, at most max_active_transfers at once: libcurl's
+  // work per loop grows with the number of transfers it holds, also idle pending ones.
+  void admit_waiting() {
+    auto cap = static_cast<std::size_t>(std::max<long>(1, options_.max_active_transfers));
+    while (!waiting_.empty() && active_.size() < cap) {
+      auto transfer = std::move(waiting_.front());
+      waiting_.pop_front();
+      add(std::move(transfer));
+    }
   }
 
   void add(std::unique_ptr<Transfer> transfer) {
@@ -115,7 +130,6 @@ class HttpClient::Impl {
       transfer->finish(CURLE_OK);  // reports the invalid request
       return;
     }
-    transfer->started();
     if (curl_multi_add_handle(multi_, transfer->easy()) != CURLM_OK) {
       transfer->finish(CURLE_FAILED_INIT);
       return;
@@ -154,6 +168,11 @@ class HttpClient::Impl {
         ++it;
       }
     }
+    std::erase_if(waiting_, [&](std::unique_ptr<Transfer>& transfer) {
+      if (now < transfer->deadline()) return false;
+      transfer->expire();
+      return true;
+    });
   }
 
   void cancel_active() {
@@ -162,6 +181,8 @@ class HttpClient::Impl {
       transfer->cancel();
     }
     active_.clear();
+    for (auto& transfer : waiting_) transfer->cancel();
+    waiting_.clear();
   }
 
   static constexpr std::chrono::milliseconds kExpiryScan{50};
@@ -175,6 +196,7 @@ class HttpClient::Impl {
   bool started_ = false;
   bool running_ = false;
   std::deque<std::unique_ptr<Transfer>> queue_;                  // guarded by mutex_
+  std::deque<std::unique_ptr<Transfer>> waiting_;                // client thread only; FIFO
   std::unordered_map<CURL*, std::unique_ptr<Transfer>> active_;  // client thread only
   std::atomic<std::size_t> in_flight_{0};
 };

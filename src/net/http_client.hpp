@@ -36,6 +36,10 @@ struct HttpClientOptions {
   long max_host_connections = 32;    // concurrent connections per host (0 = unlimited)
   long max_total_connections = 512;  // concurrent connections overall (0 = unlimited)
   long max_idle_connections = 256;   // connection cache size of the multi handle
+  // Transfers handed to libcurl at once; more wait in the client's FIFO queue (their total
+  // timeout runs from send()). Callers bound per-endpoint concurrency themselves (the
+  // dispatcher does), so one slow endpoint cannot fill this.
+  long max_active_transfers = 512;
   // Idle connections older than this are not reused. Kept below common server keep-alive
   // timeouts (Node: 5 s) so we rarely send on a connection the server is closing.
   std::chrono::seconds max_idle_age{4};

@@ -37,13 +37,11 @@ class Transfer {
   bool ready() const { return easy_ != nullptr && invalid_reason_.empty(); }
   CURL* easy() const { return easy_; }
 
-  // Marks the hand-over to the multi handle (start of `duration`).
-  void started() { started_at_ = std::chrono::steady_clock::now(); }
   // Builds the result from libcurl's code and calls `done` (once).
   void finish(CURLcode code);
   // Calls `done` with kCancelled (once).
   void cancel();
-  // When the total timeout has passed (measured from started()).
+  // When the total timeout has passed (measured from construction, i.e. send()).
   std::chrono::steady_clock::time_point deadline() const { return started_at_ + total_timeout_; }
   // True while no request byte was sent (e.g. still waiting for a pool connection).
   bool waiting_for_connection() const { return requests_started_ == 0; }

@@ -38,7 +38,8 @@ enum class TransportError {
   kDnsFailure,        // the host name did not resolve
   kSsrfRefused,       // every resolved address was refused by the AddressGuard
   kConnectRefused,    // TCP connect failed (refused / unreachable)
-  kConnectTimeout,    // no connection within the connect timeout (incl. waiting for a pool slot)
+  kConnectTimeout,    // no connection within the connect timeout, or still waiting for a
+                      // free pool connection when the total timeout ran out
   kTimeout,           // the request was sent but no complete response within the total timeout
   kReset,             // connection reset / send or receive error while talking
   kConnectionClosed,  // peer closed the connection before a response (request may be processed)
@@ -59,7 +60,7 @@ struct AttemptResult {
   HeaderList headers;        // response headers of the final response, in wire order
   std::string body;          // the first `body_limit` bytes of the response body
   bool truncated = false;    // the body was longer than the limit
-  std::chrono::microseconds duration{0};  // from hand-over to libcurl until done
+  std::chrono::microseconds duration{0};  // from send() until done
   bool request_sent = false;  // the request started going on the wire (a connection existed)
 
   bool ok() const { return error == TransportError::kNone; }

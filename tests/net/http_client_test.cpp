@@ -489,6 +489,44 @@ TEST_F(HttpClientTest, WaitingForAPoolSlotEndsAtTheTotalTimeout) {
   EXPECT_EQ(finished.front(), "queued");  // long before the slow request's 2 s
 }
 
+TEST_F(HttpClientTest, TransfersBeyondTheActiveCapWaitAndComplete) {
+  HttpClientOptions options;
+  options.max_active_transfers = 2;
+  HttpClient& http = client(options);
+  constexpr int kRequests = 40;
+  std::atomic<int> ok{0};
+  std::atomic<int> done{0};
+  std::promise<void> all_done;
+  for (int i = 0; i < kRequests; ++i) {
+    http.send(post("/capped"), [&](AttemptResult result) {
+      if (result.ok()) ++ok;
+      if (++done == kRequests) all_done.set_value();
+    });
+  }
+  ASSERT_EQ(all_done.get_future().wait_for(30s), std::future_status::ready);
+  EXPECT_EQ(ok.load(), kRequests);
+  EXPECT_LE(receiver_.connection_count(), 2u);
+}
+
+TEST_F(HttpClientTest, WaitingBeyondTheActiveCapEndsAtTheTotalTimeout) {
+  receiver_.set_path("/slow", ReceiverBehavior::hang());
+  HttpClientOptions options;
+  options.max_active_transfers = 1;
+  HttpClient& http = client(options);
+  std::promise<AttemptResult> slow;
+  http.send(post("/slow"), [&](AttemptResult result) { slow.set_value(std::move(result)); });
+  ASSERT_TRUE(receiver_.wait_for_requests(1, 10s));
+  OutboundRequest queued = post("/queued");
+  queued.total_timeout = 200ms;
+
+  AttemptResult waited = send_and_wait(http, queued);
+
+  EXPECT_EQ(waited.error, TransportError::kConnectTimeout) << waited.error_detail;
+  EXPECT_EQ(receiver_.request_count(), 1u);
+  http.stop();
+  EXPECT_EQ(slow.get_future().get().error, TransportError::kCancelled);
+}
+
 TEST_F(HttpClientTest, StopCancelsInFlightAndQueuedOnce) {
   receiver_.set_default(ReceiverBehavior::hang());
   HttpClient& http = client(pool_of(2));
