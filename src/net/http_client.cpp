@@ -46,7 +46,7 @@ class HttpClient::Impl {
 
   void start() {
     std::lock_guard lock(mutex_);
-    assert(!started_ && "HttpClient::start called twice");
+    if (started_) return;  // once only; a stopped client stays stopped
     started_ = true;
     running_ = true;
     thread_ = std::thread([this] { run(); });

@@ -56,7 +56,7 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // Starts the client's thread. Call once.
+  // Starts the client's thread. Only the first call does anything (no restart after stop).
   void start();
   // Cancels queued and in-flight attempts (their `done` gets kCancelled), then joins the
   // thread. Idempotent. After stop(), send() cancels immediately.

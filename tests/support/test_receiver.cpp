@@ -147,8 +147,12 @@ void TestReceiver::serve(int fd, std::size_t connection) {
 }
 
 ReceiverBehavior TestReceiver::choose(const ReceivedRequest& request) {
-  std::lock_guard lock(mutex_);
-  if (handler_) return handler_(request);
+  std::unique_lock lock(mutex_);
+  if (handler_) {
+    Handler handler = handler_;
+    lock.unlock();  // the handler may call the receiver
+    return handler(request);
+  }
   for (const std::string& key : {request.path, std::string()}) {
     auto queued = queued_.find(key);
     if (queued != queued_.end() && !queued->second.empty()) {
