@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "net/http_client_fixture.hpp"
+#include "net/http_client_guard.hpp"
 
 namespace hookd::net {
 namespace {
@@ -151,6 +152,33 @@ TEST_F(HttpClientTest, GuardAllowingAddressLetsTheRequestThrough) {
 
   EXPECT_TRUE(result.ok());
   EXPECT_EQ(checked.load(), 1);
+}
+
+// A32 with the real policy: loopback (by address, by name, as IPv4-mapped IPv6) is refused
+// unless its subnet is allow-listed.
+TEST_F(HttpClientTest, PolicyGuardRefusesLoopbackUnlessAllowListed) {
+  HttpClientOptions strict;
+  strict.address_guard = make_address_guard(AddressPolicy{});
+  HttpClient strict_client(strict);
+  strict_client.start();
+  std::string port = std::to_string(receiver_.port());
+  for (std::string url : {"http://127.0.0.1:" + port + "/", "http://localhost:" + port + "/",
+                          "http://[::ffff:127.0.0.1]:" + port + "/", "http://127.1:" + port + "/",
+                          "http://2130706433:" + port + "/"}) {
+    OutboundRequest request = post("/");
+    request.url = url;
+    AttemptResult result = send_and_wait(strict_client, request);
+    EXPECT_EQ(result.error, TransportError::kSsrfRefused) << url << ": " << result.error_detail;
+  }
+  EXPECT_EQ(receiver_.connection_count(), 0u);
+
+  auto allow = AddressPolicy::from_strings(std::vector<std::string>{"127.0.0.0/8"});
+  ASSERT_TRUE(allow.has_value());
+  HttpClientOptions allow_listed;
+  allow_listed.address_guard = make_address_guard(*allow);
+  AttemptResult result = send_and_wait(client(allow_listed), post("/"));
+  EXPECT_TRUE(result.ok()) << to_string(result.error) << ": " << result.error_detail;
+  EXPECT_EQ(receiver_.request_count(), 1u);
 }
 
 }  // namespace
