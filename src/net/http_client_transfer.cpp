@@ -3,7 +3,8 @@
 // Why the pre-request guard: libcurl resends a request by itself when it used a reused
 // keep-alive connection and got no response byte back (EOF or receive error) — it assumes
 // the server closed the idle connection just as we sent (lib/transfer.c,
-// Curl_retry_request, up to 5 times, with a body rewind). But a receiver may well have
+// Curl_retry_request; seen with 7.88.1: the receiver got the same POST twice, also over a
+// second pooled connection without a new socket). But a receiver may well have
 // processed the request and then lost the connection (A25), so the resend would be a
 // second request on the wire that no attempt log shows (A09). There is no option to turn
 // this off, so the transfer refuses it: a second socket opened after the request was sent
