@@ -80,13 +80,20 @@ class HttpClient::Impl {
       transfer->cancel();
       return;
     }
-    curl_multi_wakeup(multi_);
+    // From a `done` on the client's thread the loop picks it up before it sleeps again.
+    if (std::this_thread::get_id() != loop_thread_id_) curl_multi_wakeup(multi_);
   }
 
   std::size_t in_flight() const { return in_flight_.load(); }
 
  private:
+  bool queue_has_work() {
+    std::lock_guard lock(mutex_);
+    return !queue_.empty() || !running_;
+  }
+
   void run() {
+    loop_thread_id_ = std::this_thread::get_id();
     while (true) {
       std::deque<std::unique_ptr<Transfer>> incoming;
       bool running;
@@ -109,6 +116,7 @@ class HttpClient::Impl {
       // libcurl shortens the wait to its own timers; ours is the expiry scan.
       int wait_ms =
           active_.empty() && waiting_.empty() ? 1000 : static_cast<int>(kExpiryScan.count());
+      if (queue_has_work()) wait_ms = 0;
       curl_multi_poll(multi_, nullptr, 0, wait_ms, nullptr);
     }
     cancel_active();
@@ -192,6 +200,7 @@ class HttpClient::Impl {
   std::chrono::steady_clock::time_point next_expiry_scan_{};
   CURLM* multi_ = nullptr;
   std::thread thread_;
+  std::atomic<std::thread::id> loop_thread_id_{};
   std::mutex mutex_;
   bool started_ = false;
   bool running_ = false;
