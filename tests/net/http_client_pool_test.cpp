@@ -107,6 +107,27 @@ TEST_F(HttpClientTest, WaitingBeyondTheActiveCapEndsAtTheTotalTimeout) {
   EXPECT_EQ(slow.get_future().get().error, TransportError::kCancelled);
 }
 
+TEST_F(HttpClientTest, SendFromInsideDoneIsPickedUp) {
+  HttpClient& http = client();
+  constexpr int kChain = 20;
+  std::atomic<int> ok{0};
+  std::promise<void> chain_done;
+  std::function<void(int)> send_next = [&](int left) {
+    http.send(post("/chain"), [&, left](AttemptResult result) {
+      if (result.ok()) ++ok;
+      if (left > 1) {
+        send_next(left - 1);  // runs on the client's thread
+      } else {
+        chain_done.set_value();
+      }
+    });
+  };
+  send_next(kChain);
+  ASSERT_EQ(chain_done.get_future().wait_for(30s), std::future_status::ready);
+  EXPECT_EQ(ok.load(), kChain);
+  EXPECT_EQ(receiver_.request_count(), static_cast<std::size_t>(kChain));
+}
+
 TEST_F(HttpClientTest, StopCancelsInFlightAndQueuedOnce) {
   receiver_.set_default(ReceiverBehavior::hang());
   HttpClient& http = client(pool_of(2));
