@@ -1,0 +1,232 @@
+// A07/A08 at unit level: the EndpointGate combines circuit breaker, concurrency cap and rate
+// limit into one admit() answer; a slow or failing endpoint only blocks its own gate.
+#include "core/endpoint_gate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
+
+namespace hookd {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const TimePoint kStart = TimePoint(seconds(1'700'000'000));
+constexpr double kNoJitter = 0.5;
+
+EndpointGateConfig test_config() {
+  EndpointGateConfig config;
+  config.rate = {.per_second = 10, .burst = 2};
+  config.max_in_flight = 2;
+  config.breaker.failure_threshold = 2;
+  config.breaker.base_cooldown = seconds(10);
+  config.breaker.max_cooldown = seconds(60);
+  return config;
+}
+
+EndpointGate make(const EndpointGateConfig& config = test_config()) {
+  auto gate = EndpointGate::create(config, kStart);
+  EXPECT_TRUE(gate.has_value());
+  return *gate;
+}
+
+// ---- ConcurrencyLimit ---------------------------------------------------------------------
+
+TEST(ConcurrencyLimit, CapsRequestsInFlight) {
+  ConcurrencyLimit limit(2);
+  EXPECT_TRUE(limit.try_start());
+  EXPECT_TRUE(limit.try_start());
+  EXPECT_FALSE(limit.try_start());
+  EXPECT_EQ(limit.in_flight(), 2u);
+  limit.finish();
+  EXPECT_TRUE(limit.try_start());
+}
+
+TEST(ConcurrencyLimit, ZeroIsUnlimitedAndLoweringTheCapDrainsFirst) {
+  ConcurrencyLimit limit(0);
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(limit.try_start());
+  limit.set_cap(10);
+  EXPECT_FALSE(limit.try_start());
+  for (int i = 0; i < 991; ++i) limit.finish();
+  EXPECT_EQ(limit.in_flight(), 9u);
+  EXPECT_TRUE(limit.try_start());
+  EXPECT_FALSE(limit.try_start());
+}
+
+// ---- EndpointGate -------------------------------------------------------------------------
+
+TEST(EndpointGate, AdmitsWhenEverythingIsFree) {
+  EndpointGate gate = make();
+  const Admission admission = gate.admit(kStart);
+  EXPECT_TRUE(admission.admitted());
+  EXPECT_EQ(admission.reason, GateReason::kNone);
+  EXPECT_TRUE(admission.permit);
+  EXPECT_EQ(gate.concurrency().in_flight(), 1u);
+}
+
+TEST(EndpointGate, BusyAtTheConcurrencyCapWithoutSpendingATokenOrProbe) {
+  EndpointGateConfig config = test_config();
+  config.rate = {.per_second = 10, .burst = 5};
+  EndpointGate gate = make(config);
+  ASSERT_TRUE(gate.admit(kStart).admitted());
+  ASSERT_TRUE(gate.admit(kStart).admitted());
+  const Admission busy = gate.admit(kStart);
+  EXPECT_EQ(busy.verdict, GateVerdict::kBusy);
+  EXPECT_EQ(busy.reason, GateReason::kConcurrencyLimit);
+  EXPECT_FALSE(busy.retry_at);
+  EXPECT_EQ(gate.rate_limiter().tokens_available(kStart), 3u);  // refusal spent nothing
+}
+
+TEST(EndpointGate, A08WaitsForTheNextTokenWhenRateLimited) {
+  EndpointGate gate = make();
+  for (int i = 0; i < 2; ++i) {
+    const Admission admission = gate.admit(kStart);
+    ASSERT_TRUE(admission.admitted());
+    gate.finish(admission.permit, EndpointHealth::kHealthy, kStart, kNoJitter);
+  }
+  const Admission wait = gate.admit(kStart);
+  EXPECT_EQ(wait.verdict, GateVerdict::kWait);
+  EXPECT_EQ(wait.reason, GateReason::kRateLimited);
+  EXPECT_EQ(wait.retry_at, kStart + milliseconds(100));
+  EXPECT_EQ(gate.concurrency().in_flight(), 0u);  // refusal took no slot
+  EXPECT_TRUE(gate.admit(kStart + milliseconds(100)).admitted());
+}
+
+TEST(EndpointGate, A08DeliveredRateOverASimulatedMinute) {
+  EndpointGateConfig config = test_config();
+  config.rate = {.per_second = 25};
+  config.max_in_flight = 4;
+  EndpointGate gate = make(config);
+  // Each delivery takes 30 ms; the dispatcher re-asks at retry_at or after a finish.
+  std::vector<std::pair<TimePoint, CircuitPermit>> running;
+  int delivered = 0;
+  for (TimePoint now = kStart; now < kStart + seconds(60); now += milliseconds(1)) {
+    std::erase_if(running, [&](const auto& r) {
+      if (r.first > now) return false;
+      gate.finish(r.second, EndpointHealth::kHealthy, now, kNoJitter);
+      ++delivered;
+      return true;
+    });
+    for (Admission a = gate.admit(now); a.admitted(); a = gate.admit(now)) {
+      running.emplace_back(now + milliseconds(30), a.permit);
+    }
+  }
+  // 25/s for 60 s plus the initial burst of 25, minus at most the ones still running.
+  EXPECT_GE(delivered, 25 * 60 + 25 - 4 - 2);
+  EXPECT_LE(delivered, 25 * 60 + 25 + 1);
+}
+
+TEST(EndpointGate, A07OpenCircuitWaitsThenAdmitsOneProbe) {
+  EndpointGate gate = make();
+  for (int i = 0; i < 2; ++i) {
+    const Admission a = gate.admit(kStart);
+    ASSERT_TRUE(a.admitted());
+    const auto t = gate.finish(a.permit, EndpointHealth::kFailed, kStart, kNoJitter);
+    EXPECT_EQ(t.has_value(), i == 1);
+  }
+  const Admission wait = gate.admit(kStart + seconds(1));
+  EXPECT_EQ(wait.verdict, GateVerdict::kWait);
+  EXPECT_EQ(wait.reason, GateReason::kCircuitOpen);
+  EXPECT_EQ(wait.retry_at, kStart + seconds(10));
+
+  const Admission probe = gate.admit(kStart + seconds(10));
+  ASSERT_TRUE(probe.admitted());
+  EXPECT_TRUE(probe.permit.probe);
+  ASSERT_TRUE(probe.transition);
+  EXPECT_EQ(probe.transition->to, CircuitState::kHalfOpen);
+  const Admission second = gate.admit(kStart + seconds(10));
+  EXPECT_EQ(second.verdict, GateVerdict::kBusy);
+  EXPECT_EQ(second.reason, GateReason::kProbeInFlight);
+  EXPECT_TRUE(second.retry_at);  // fallback re-ask time (probe timeout)
+
+  const auto closed =
+      gate.finish(probe.permit, EndpointHealth::kHealthy, kStart + seconds(11), kNoJitter);
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(closed->to, CircuitState::kClosed);
+  EXPECT_TRUE(gate.admit(kStart + seconds(11)).admitted());
+}
+
+TEST(EndpointGate, NeutralOutcomeFreesTheSlotAndTheProbe) {
+  EndpointGate gate = make();
+  for (int i = 0; i < 2; ++i) {
+    const Admission a = gate.admit(kStart);
+    gate.finish(a.permit, EndpointHealth::kFailed, kStart, kNoJitter);
+  }
+  const TimePoint t = kStart + seconds(10);
+  const Admission probe = gate.admit(t);
+  ASSERT_TRUE(probe.permit.probe);
+  EXPECT_FALSE(gate.finish(probe.permit, EndpointHealth::kNeutral, t, kNoJitter));
+  EXPECT_EQ(gate.concurrency().in_flight(), 0u);
+  const Admission again = gate.admit(t + milliseconds(100));
+  EXPECT_TRUE(again.admitted());
+  EXPECT_TRUE(again.permit.probe);
+}
+
+TEST(EndpointGate, ProbeWaitsForASlotHeldByRequestsFromBeforeTheOpen) {
+  EndpointGate gate = make();
+  const Admission slow = gate.admit(kStart);  // still running when the circuit opens
+  const Admission failing = gate.admit(kStart);
+  gate.finish(failing.permit, EndpointHealth::kFailed, kStart, kNoJitter);
+  const Admission failing2 = gate.admit(kStart + milliseconds(200));
+  ASSERT_TRUE(failing2.admitted());
+  ASSERT_TRUE(
+      gate.finish(failing2.permit, EndpointHealth::kFailed, kStart + milliseconds(200), kNoJitter));
+  gate.set_max_in_flight(1);
+  const Admission busy = gate.admit(kStart + seconds(20));
+  EXPECT_EQ(busy.reason, GateReason::kConcurrencyLimit);
+  EXPECT_EQ(gate.breaker().state(kStart + seconds(20)), CircuitState::kHalfOpen);
+  // The stale request ends: it frees its slot but its success does not close the circuit.
+  EXPECT_FALSE(gate.finish(slow.permit, EndpointHealth::kHealthy, kStart + seconds(20), 0.5));
+  EXPECT_TRUE(gate.admit(kStart + seconds(20)).permit.probe);
+}
+
+TEST(EndpointGate, A07SlowAndFailingEndpointsDoNotBlockAHealthyOne) {
+  EndpointGate slow = make();
+  EndpointGate failing = make();
+  EndpointGate healthy = make();
+  // The slow endpoint fills its slots and never answers; the failing one opens its circuit.
+  while (slow.admit(kStart).admitted()) {
+  }
+  for (int i = 0; i < 2; ++i) {
+    const Admission a = failing.admit(kStart);
+    failing.finish(a.permit, EndpointHealth::kFailed, kStart, kNoJitter);
+  }
+  EXPECT_EQ(slow.admit(kStart).verdict, GateVerdict::kBusy);
+  EXPECT_EQ(failing.admit(kStart).verdict, GateVerdict::kWait);
+  // The healthy endpoint runs at its full rate meanwhile (10/s, burst 2, over 5 s).
+  int delivered = 0;
+  for (TimePoint now = kStart; now < kStart + seconds(5); now += milliseconds(1)) {
+    for (Admission a = healthy.admit(now); a.admitted(); a = healthy.admit(now)) {
+      healthy.finish(a.permit, EndpointHealth::kHealthy, now, kNoJitter);
+      ++delivered;
+    }
+  }
+  EXPECT_NEAR(delivered, 10 * 5 + 2, 1);
+}
+
+TEST(EndpointGate, RateLimitChangeAtRuntime) {
+  EndpointGate gate = make();
+  gate.set_rate_limit({}, kStart);
+  for (int i = 0; i < 50; ++i) {
+    const Admission a = gate.admit(kStart);
+    ASSERT_TRUE(a.admitted());
+    gate.finish(a.permit, EndpointHealth::kHealthy, kStart, kNoJitter);
+  }
+}
+
+TEST(EndpointGate, InvalidBreakerConfigIsRefused) {
+  EndpointGateConfig config = test_config();
+  config.breaker.failure_threshold = 0;
+  EXPECT_FALSE(EndpointGate::create(config, kStart).has_value());
+}
+
+TEST(EndpointGate, Names) {
+  EXPECT_EQ(to_string(GateVerdict::kWait), "wait");
+  EXPECT_EQ(to_string(GateReason::kProbeInFlight), "probe_in_flight");
+  EXPECT_EQ(to_string(GateReason::kRateLimited), "rate_limited");
+}
+
+}  // namespace
+}  // namespace hookd
