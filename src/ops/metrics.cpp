@@ -185,12 +185,16 @@ void Registry::Entry::render(std::string& out) const {
     case Kind::kHistogram:
       for (const auto& [values, h] : histograms->children()) {
         const HistogramSnapshot s = h->snapshot();
+        // `name_bucket{a="x",le="` once per child; each bucket appends its bound and count.
+        std::string prefix = prom::format_labels(label_names, values, "le", "");
+        prefix.insert(0, name + "_bucket");
+        prefix.resize(prefix.size() - 2);  // drop `"}`
         std::uint64_t cumulative = 0;
         for (std::size_t i = 0; i <= s.bounds.size(); ++i) {
           cumulative += s.counts[i];
-          const std::string le = i < s.bounds.size() ? prom::format_double(s.bounds[i]) : "+Inf";
-          line(name + "_bucket", prom::format_labels(label_names, values, "le", le),
-               std::to_string(cumulative));
+          out.append(prefix);
+          out.append(i < s.bounds.size() ? prom::format_double(s.bounds[i]) : "+Inf");
+          out.append("\"} ").append(std::to_string(cumulative)).append("\n");
         }
         const std::string labels = prom::format_labels(label_names, values);
         line(name + "_sum", labels, prom::format_double(s.sum));

@@ -107,14 +107,18 @@ std::size_t redact_userinfo(std::string_view s, std::size_t i, std::string& out)
 }  // namespace
 
 bool is_secret_name(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   static constexpr std::array<std::string_view, 13> kParts = {
       "authorization", "signature", "secret",  "token",  "password",    "passwd",     "cookie",
       "credential",    "api-key",   "api_key", "apikey", "private-key", "private_key"};
-  return std::any_of(kParts.begin(), kParts.end(),
-                     [&](std::string_view part) { return lower.find(part) != std::string::npos; });
+  // Case-insensitive substring search without allocating: this runs for every word logged.
+  auto contains = [&](std::string_view part) {
+    if (part.size() > name.size()) return false;
+    for (std::size_t at = 0; at + part.size() <= name.size(); ++at) {
+      if ((name[at] | 0x20) == part[0] && iequals(name.substr(at, part.size()), part)) return true;
+    }
+    return false;
+  };
+  return name.size() >= 5 && std::any_of(kParts.begin(), kParts.end(), contains);
 }
 
 std::string redact_secrets(std::string_view s) {
