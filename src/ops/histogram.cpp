@@ -27,11 +27,10 @@ Histogram::Histogram(std::vector<double> bounds)
 }
 
 void Histogram::observe(double v) {
-  // Bucket i holds bounds[i-1] < v <= bounds[i]; NaN and values above the last bound go to +Inf.
-  std::size_t i = std::isnan(v)
-                      ? bounds_.size()
-                      : static_cast<std::size_t>(
-                            std::lower_bound(bounds_.begin(), bounds_.end(), v) - bounds_.begin());
+  if (std::isnan(v)) return;  // would poison the sum forever
+  // Bucket i holds bounds[i-1] < v <= bounds[i]; values above the last bound go to +Inf.
+  const auto i = static_cast<std::size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), v) -
+                                          bounds_.begin());
   counts_[i].fetch_add(1, std::memory_order_relaxed);
   sum_.fetch_add(v, std::memory_order_relaxed);
 }

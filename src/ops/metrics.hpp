@@ -65,7 +65,7 @@ double estimate_quantile(const HistogramSnapshot& snapshot, double q);
 class Histogram {
  public:
   explicit Histogram(std::vector<double> bounds);  // strictly increasing, finite
-  void observe(double v);
+  void observe(double v);                          // NaN is ignored
   HistogramSnapshot snapshot() const;
   const std::vector<double>& bounds() const { return bounds_; }
 

@@ -178,6 +178,8 @@ TEST(MetricsTest, QuantileInterpolatesInsideBucket) {
 TEST(MetricsTest, QuantileEdgeCases) {
   Histogram h({1, 2});
   EXPECT_TRUE(std::isnan(estimate_quantile(h.snapshot(), 0.5)));
+  h.observe(NAN);  // ignored
+  EXPECT_EQ(h.snapshot().count, 0u);
   h.observe(100);  // only in +Inf
   EXPECT_DOUBLE_EQ(estimate_quantile(h.snapshot(), 0.99), 2.0);
   h.observe(1.5);
