@@ -1,0 +1,72 @@
+// The catalogue of hookd's metrics (SPEC §7, A35): one place that names and registers them, so
+// every component uses the same names, labels and buckets, and the console knows what to read.
+// Components keep references to the children they update (see metrics.hpp); label values are
+// the small fixed sets listed next to each family.
+// Scrape-time gauges (queue depth, dead letters, overdue messages, open reconciliation
+// differences) need the store, so the application registers them with `add_store_gauges`.
+// Thread-safety: as Registry; create once at startup, then share.
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include "ops/metrics.hpp"
+
+namespace hookd::ops {
+
+namespace metric_names {
+inline constexpr std::string_view kDeliveries = "hookd_outbound_deliveries_total";
+inline constexpr std::string_view kAttempts = "hookd_outbound_attempts_total";
+inline constexpr std::string_view kAttemptsPerDelivery = "hookd_outbound_attempts_per_delivery";
+inline constexpr std::string_view kAttemptDuration = "hookd_outbound_attempt_duration_seconds";
+inline constexpr std::string_view kEndToEnd = "hookd_outbound_end_to_end_seconds";
+inline constexpr std::string_view kQueueDepth = "hookd_outbound_queue_depth";
+inline constexpr std::string_view kOverdue = "hookd_outbound_overdue_messages";
+inline constexpr std::string_view kDeadLetters = "hookd_outbound_dead_letters";
+inline constexpr std::string_view kDeadLetterOldestAge =
+    "hookd_outbound_dead_letter_oldest_age_seconds";
+inline constexpr std::string_view kInboundEvents = "hookd_inbound_events_total";
+inline constexpr std::string_view kInboundRejections = "hookd_inbound_rejections_total";
+inline constexpr std::string_view kIdempotency = "hookd_idempotency_requests_total";
+inline constexpr std::string_view kReconcileDifferences = "hookd_reconcile_differences_total";
+inline constexpr std::string_view kReconcileOpen = "hookd_reconcile_open_differences";
+}  // namespace metric_names
+
+// Values read from the store on each scrape.
+struct StoreGauges {
+  std::function<double()> queue_depth{};             // messages waiting for delivery
+  std::function<double()> overdue_messages{};        // waiting longer than the configured limit
+  std::function<double()> dead_letters{};            // messages in the dead-letter queue
+  std::function<double()> dead_letter_oldest_age{};  // seconds; 0 when the queue is empty
+  std::function<double()> reconcile_open{};          // differences not yet resolved
+};
+
+struct HookdMetrics {
+  explicit HookdMetrics(Registry& registry);
+
+  // outcome: delivered | retry_scheduled | dead_lettered | discarded
+  CounterFamily& deliveries;
+  // result: success | http_4xx | http_5xx | timeout | network | refused
+  CounterFamily& attempts;
+  // Attempts a delivery took until it was delivered or dead-lettered (retry distribution).
+  HistogramFamily& attempts_per_delivery;
+  // One HTTP attempt, connect to last byte; label result as in `attempts`.
+  HistogramFamily& attempt_duration;
+  // Message published → delivered to an endpoint.
+  HistogramFamily& end_to_end;
+  // outcome: accepted | duplicate | rejected
+  CounterFamily& inbound_events;
+  // reason: signature | timestamp | too_large | malformed | unknown_source | rate_limited
+  CounterFamily& inbound_rejections;
+  // outcome: stored | replayed | conflict | in_progress
+  CounterFamily& idempotency;
+  // kind: missing | extra | mismatch
+  CounterFamily& reconcile_differences;
+};
+
+void add_store_gauges(Registry& registry, StoreGauges gauges);
+
+// Delivered / (delivered + dead-lettered + discarded) so far; NaN before the first outcome.
+double delivery_success_ratio(const HookdMetrics& metrics);
+
+}  // namespace hookd::ops
