@@ -15,14 +15,15 @@ namespace asio = boost::asio;
 namespace {
 
 // Sent without ceremony to connections beyond max_connections.
-constexpr std::string_view kOverloadedResponse =
-    "HTTP/1.1 503 Service Unavailable\r\n"
-    "Content-Type: application/problem+json\r\n"
-    "Connection: close\r\n"
-    "Retry-After: 1\r\n"
-    "Content-Length: 108\r\n\r\n"
-    "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
-    "\"detail\":\"too many open connections\"}";
+const std::string& overloaded_response() {
+  static const std::string bytes = [] {
+    auto problem = problem_response(503, "too many open connections");
+    return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"
+           "Connection: close\r\nRetry-After: 1\r\nContent-Length: " +
+           std::to_string(problem.body.size()) + "\r\n\r\n" + problem.body;
+  }();
+  return bytes;
+}
 
 constexpr std::chrono::milliseconds kAcceptRetryDelay{50};
 
@@ -160,7 +161,7 @@ void HttpServer::Impl::admit(Tcp::socket socket) {
       boost::system::error_code ignored;
       if (!stopping_.load()) {
         socket.non_blocking(true, ignored);
-        socket.write_some(asio::buffer(kOverloadedResponse), ignored);
+        socket.write_some(asio::buffer(overloaded_response()), ignored);
       }
       socket.shutdown(Tcp::socket::shutdown_both, ignored);
       socket.close(ignored);

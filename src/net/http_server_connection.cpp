@@ -79,15 +79,46 @@ void HttpConnection::read_header() {
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
   parser_->body_limit(options.max_body_bytes);
+  parser_->eager(false);
+  header_scan_from_ = 0;
   stream_.expires_after(options.request_read_timeout);  // covers header and body together
-  http::async_read_header(
-      stream_, buffer_, *parser_,
-      [self = shared_from_this()](ErrorCode ec, std::size_t) { self->on_header(ec); });
+  parse_header_when_complete();
 }
 
-void HttpConnection::on_header(ErrorCode ec) {
+// Beast 1.74 applies header_limit per parse call, not to the whole header, so the header is
+// collected here until its blank line (bounded by max_header_bytes) and parsed in one go.
+void HttpConnection::parse_header_when_complete() {
+  const auto& options = server_.options();
+  auto data = buffer_.data();
+  std::string_view view(static_cast<const char*>(data.data()), data.size());
+  auto end = view.find("\r\n\r\n", header_scan_from_);
+  if (end == std::string_view::npos) {
+    if (view.size() >= options.max_header_bytes) return fail_request(http::error::header_limit);
+    header_scan_from_ = view.size() < 3 ? 0 : view.size() - 3;
+    stream_.async_read_some(
+        buffer_.prepare(kReadChunk),
+        [self = shared_from_this()](ErrorCode ec, std::size_t n) { self->on_header_bytes(ec, n); });
+    return;
+  }
+  if (end + 4 > options.max_header_bytes) return fail_request(http::error::header_limit);
+  ErrorCode ec;
+  auto used = parser_->put(asio::buffer(view.data(), end + 4), ec);
+  buffer_.consume(used);
+  if (ec == http::error::need_more || (!ec && !parser_->is_header_done())) {
+    return reject_request(400, "malformed HTTP request: incomplete header");
+  }
+  if (ec) return fail_request(ec);  // including body_limit for a too large Content-Length
+  on_header();
+}
+
+void HttpConnection::on_header_bytes(ErrorCode ec, std::size_t bytes) {
   if (phase_ != Phase::kReading) return;
   if (ec) return fail_request(ec);
+  buffer_.commit(bytes);
+  parse_header_when_complete();
+}
+
+void HttpConnection::on_header() {
   const auto& options = server_.options();
   auto& message = parser_->get();
   if (message.target().size() > options.max_target_bytes) {
@@ -137,8 +168,12 @@ void HttpConnection::fail_request(ErrorCode ec) {
     return reject_request(413, "request body exceeds the limit of " +
                                    std::to_string(options.max_body_bytes) + " bytes");
   }
-  if (is_parse_error(ec)) return reject_request(400, "malformed HTTP request: " + ec.message());
+  if (is_parse_error(ec)) return reject_malformed(ec);
   close();
+}
+
+void HttpConnection::reject_malformed(ErrorCode ec) {
+  reject_request(400, "malformed HTTP request: " + ec.message());
 }
 
 void HttpConnection::reject_request(int status, std::string_view detail) {

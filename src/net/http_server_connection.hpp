@@ -38,12 +38,15 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void wait_for_request();
   void on_request_bytes(ErrorCode ec, std::size_t bytes);
   void read_header();
-  void on_header(ErrorCode ec);
+  void parse_header_when_complete();
+  void on_header_bytes(ErrorCode ec, std::size_t bytes);
+  void on_header();
   void on_continue_written(ErrorCode ec);
   void read_body();
   void on_body(ErrorCode ec);
   void dispatch_request();
   void fail_request(ErrorCode ec);
+  void reject_malformed(ErrorCode ec);
   void reject_request(int status, std::string_view detail);
   void write_response(HttpResponse&& response);
   void on_written(ErrorCode ec);
@@ -61,6 +64,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   std::string remote_address_;
   std::uint16_t remote_port_ = 0;
   Phase phase_ = Phase::kIdle;
+  std::size_t header_scan_from_ = 0;
   bool first_request_ = true;
   bool keep_alive_ = false;
   bool head_request_ = false;
