@@ -20,6 +20,7 @@ constexpr std::size_t kReadChunk = 8 * 1024;
 // How long a closing connection keeps draining what the client still sends, so the client
 // reads our final response instead of a TCP reset.
 constexpr std::chrono::milliseconds kMaxLinger{2'000};
+constexpr std::chrono::milliseconds kStoppingLinger{200};
 
 std::string to_std(beast::string_view view) { return std::string(view.data(), view.size()); }
 
@@ -256,8 +257,8 @@ void HttpConnection::linger_then_close() {
   ErrorCode ec;
   stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
   if (ec) return close();
-  stream_.expires_after(
-      std::min<std::chrono::milliseconds>(kMaxLinger, server_.options().request_read_timeout));
+  auto linger = server_.stopping() ? kStoppingLinger : kMaxLinger;
+  stream_.expires_after(std::min(linger, server_.options().request_read_timeout));
   buffer_.clear();
   stream_.async_read_some(
       buffer_.prepare(kReadChunk),
