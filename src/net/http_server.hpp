@@ -36,7 +36,8 @@ struct HttpServerOptions {
   std::size_t max_body_bytes = 1024 * 1024;  // above → 413
   std::size_t max_target_bytes = 8 * 1024;   // above → 414
   std::size_t max_connections = 1024;        // further connections get 503 and are closed
-  // From the first byte of a request to its last (slow clients, slowloris) → close.
+  // From accepting a connection (or from the first byte of a later request) to the request's
+  // last byte; slow clients and slowloris are closed when it passes.
   std::chrono::milliseconds request_read_timeout{10'000};
   // Waiting for the next request on a kept-alive connection → close.
   std::chrono::milliseconds idle_timeout{60'000};

@@ -71,10 +71,11 @@ void HttpConnection::on_request_bytes(ErrorCode ec, std::size_t bytes) {
   if (phase_ != Phase::kIdle) return;
   if (ec) return close();  // timeout, EOF, reset, or cancelled by begin_shutdown
   buffer_.commit(bytes);
-  read_header();
+  // A fresh connection's deadline already is the read timeout, counted from accept.
+  read_header(/*restart_deadline=*/!first_request_);
 }
 
-void HttpConnection::read_header() {
+void HttpConnection::read_header(bool restart_deadline) {
   phase_ = Phase::kReading;
   const auto& options = server_.options();
   parser_.emplace();
@@ -82,7 +83,8 @@ void HttpConnection::read_header() {
   parser_->body_limit(options.max_body_bytes);
   parser_->eager(false);
   header_scan_from_ = 0;
-  stream_.expires_after(options.request_read_timeout);  // covers header and body together
+  // One deadline covers header and body together.
+  if (restart_deadline) stream_.expires_after(options.request_read_timeout);
   parse_header_when_complete();
 }
 

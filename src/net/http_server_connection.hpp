@@ -37,7 +37,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   void wait_for_request();
   void on_request_bytes(ErrorCode ec, std::size_t bytes);
-  void read_header();
+  void read_header(bool restart_deadline = true);
   void parse_header_when_complete();
   void on_header_bytes(ErrorCode ec, std::size_t bytes);
   void on_header();
