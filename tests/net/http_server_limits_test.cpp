@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <random>
 #include <thread>
 
 #include "http_server_test_support.hpp"
@@ -169,6 +170,43 @@ TEST_F(HttpServerTest, A33_ConnectionsBeyondTheMaximumGet503) {
   EXPECT_EQ(refused->status, 503);
   EXPECT_TRUE(third.closed_by_peer());
   expect_served(first);
+}
+
+TEST_F(HttpServerTest, A33_RandomBytesNeverHurtTheServer) {
+  start({.request_read_timeout = 300ms});
+  RawHttpClient bystander(port());
+  std::mt19937 random(33);  // fixed seed: the same inputs every run
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_int_distribution<int> length(1, 4096);
+  const std::string prefixes[] = {"", "GET / HTTP/1.1\r\n",
+                                  "POST /x HTTP/1.1\r\nContent-Length: 5\r\n"};
+  for (int i = 0; i < 60; ++i) {
+    RawHttpClient client(port(), 5s);
+    std::string bytes = prefixes[i % 3];
+    for (int n = length(random); n > 0; --n) bytes.push_back(static_cast<char>(byte(random)));
+    bytes += "\r\n\r\n";
+    client.send(bytes);
+    auto response = client.read_response();  // a 4xx or nothing (closed), never a hang
+    if (response) {
+      EXPECT_GE(response->status, 400) << i;
+    }
+  }
+  expect_served(bystander);
+}
+
+TEST_F(HttpServerTest, ClientThatDoesNotReadItsResponseIsClosedAfterTheWriteTimeout) {
+  start({.write_timeout = 200ms});
+  RawHttpClient client(port());
+  ASSERT_TRUE(client.send(get_request("/park/huge")));
+  ASSERT_TRUE(parked_.wait_for(1));
+  EXPECT_EQ(server_->open_connections(), 1u);
+  // Far beyond the socket buffers, and the client never reads.
+  parked_.take().second(text_response(200, std::string(64 * 1024 * 1024, 'w')));
+  auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (server_->open_connections() > 0 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(server_->open_connections(), 0u);
 }
 
 }  // namespace

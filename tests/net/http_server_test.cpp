@@ -232,5 +232,37 @@ TEST_F(HttpServerTest, ManyThreadsWithKeepAliveAllServed) {
   EXPECT_EQ(served.load(), kThreads * kRequests);
 }
 
+// Responders answered from several threads while stop() runs: every client either gets its
+// answer or a closed connection, and nothing crashes or races (run under TSan too).
+TEST_F(HttpServerTest, StopRacesWithRespondersFromOtherThreads) {
+  start();
+  constexpr int kClients = 40;
+  std::vector<std::unique_ptr<RawHttpClient>> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.push_back(std::make_unique<RawHttpClient>(port()));
+    ASSERT_TRUE(clients.back()->send(get_request("/park/" + std::to_string(i))));
+  }
+  ASSERT_TRUE(parked_.wait_for(kClients));
+  std::vector<std::thread> answerers;
+  for (int t = 0; t < 4; ++t) {
+    std::vector<Responder> mine;
+    for (int i = 0; i < kClients / 4; ++i) mine.push_back(parked_.take().second);
+    answerers.emplace_back([mine = std::move(mine)]() mutable {
+      for (auto& respond : mine) respond(text_response(200, "answered"));
+    });
+  }
+  server_->stop(2s);
+  for (auto& thread : answerers) thread.join();
+  int answered = 0;
+  for (auto& client : clients) {
+    auto response = client->read_response();
+    if (response) {
+      EXPECT_EQ(response->body, "answered");
+      ++answered;
+    }
+  }
+  EXPECT_LE(answered, kClients);
+}
+
 }  // namespace
 }  // namespace hookd::net::testing
