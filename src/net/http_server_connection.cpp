@@ -8,6 +8,7 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 #include <exception>
+#include <iterator>
 
 namespace hookd::net::detail {
 namespace asio = boost::asio;
@@ -199,6 +200,7 @@ void HttpConnection::dispatch_request() {
   request.method = to_std(message.method_string());
   request.target = to_std(message.target());
   request.version = static_cast<int>(message.version());
+  request.headers.reserve(static_cast<std::size_t>(std::distance(message.begin(), message.end())));
   for (const auto& field : message) {
     request.headers.add(to_std(field.name_string()), to_std(field.value()));
   }
