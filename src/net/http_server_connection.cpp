@@ -95,6 +95,10 @@ void HttpConnection::parse_header_when_complete() {
   const auto& options = server_.options();
   auto data = buffer_.data();
   std::string_view view(static_cast<const char*>(data.data()), data.size());
+  while (header_scan_from_ == 0 && view.starts_with("\r\n")) {
+    buffer_.consume(2);  // RFC 9112 2.2: ignore empty lines before a request line
+    view.remove_prefix(2);
+  }
   auto end = view.find("\r\n\r\n", header_scan_from_);
   if (end == std::string_view::npos) {
     if (view.size() >= options.max_header_bytes) return fail_request(http::error::header_limit);

@@ -89,7 +89,8 @@ TEST_F(HttpServerTest, ConnectionCloseAndHttp10CloseAfterTheResponse) {
 TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrderWhenTheFirstIsAnsweredLater) {
   start();
   RawHttpClient client(port());
-  ASSERT_TRUE(client.send(get_request("/park/first") + post_request("/second", "2") +
+  // The stray CRLF after the POST (some old clients send one) is ignored.
+  ASSERT_TRUE(client.send(get_request("/park/first") + post_request("/second", "2") + "\r\n" +
                           get_request("/third")));
   ASSERT_TRUE(parked_.wait_for(1));
   auto [request, respond] = parked_.take();
