@@ -193,3 +193,7 @@ TEST_P(StoreContract, DeletingApplicationCascades) {
 
 }  // namespace
 }  // namespace hookd::store::testing
+
+namespace hookd::store::testing {
+INSTANTIATE_TEST_SUITE_P(Store, StoreContract, ::testing::ValuesIn(all_factories()), factory_name);
+}  // namespace hookd::store::testing

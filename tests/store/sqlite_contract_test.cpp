@@ -1,5 +1,5 @@
-// Runs the Store contract suite against the SQLite backend: a temp file (exercises the
-// reader pool and WAL) and ":memory:" (reads through the writer).
+// Registers the SQLite backend with the Store contract suite: a temp file (exercises the
+// reader pool and WAL) and ":memory:" (reads go through the writer).
 #include "store/sqlite/sqlite_store.hpp"
 #include "store/store_contract.hpp"
 
@@ -15,18 +15,15 @@ std::unique_ptr<Store> open_sqlite(const std::string& path, Clock& clock, IdGene
   return r ? std::move(*r) : nullptr;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sqlite, StoreContract,
-    ::testing::Values(
-        StoreFactory{"File",
-                     [](const std::filesystem::path& dir, Clock& clock, IdGenerator& ids) {
-                       return open_sqlite((dir / "hookd.db").string(), clock, ids);
-                     }},
-        StoreFactory{"Memory",
-                     [](const std::filesystem::path&, Clock& clock, IdGenerator& ids) {
-                       return open_sqlite(":memory:", clock, ids);
-                     }}),
-    factory_name);
+const bool kFileRegistered = register_store_factory(StoreFactory{
+    "SqliteFile", [](const std::filesystem::path& dir, Clock& clock, IdGenerator& ids) {
+      return open_sqlite((dir / "hookd.db").string(), clock, ids);
+    }});
+
+const bool kMemoryRegistered = register_store_factory(
+    StoreFactory{"SqliteMemory", [](const std::filesystem::path&, Clock& clock, IdGenerator& ids) {
+                   return open_sqlite(":memory:", clock, ids);
+                 }});
 
 }  // namespace
 }  // namespace hookd::store::testing

@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "store/clock.hpp"
 #include "store/store.hpp"
@@ -46,6 +47,19 @@ struct StoreFactory {
   std::function<std::unique_ptr<Store>(const std::filesystem::path& dir, Clock&, IdGenerator&)>
       make;
 };
+
+// Backends register their factories once (a static bool in their *_test.cpp); every
+// contract suite is instantiated over all of them (ValuesIn is evaluated lazily by gtest,
+// after static initialisation). Adding a backend = registering one more factory.
+inline std::vector<StoreFactory>& factory_registry() {
+  static std::vector<StoreFactory> all;
+  return all;
+}
+inline bool register_store_factory(StoreFactory f) {
+  factory_registry().push_back(std::move(f));
+  return true;
+}
+inline std::vector<StoreFactory> all_factories() { return factory_registry(); }
 
 // A unique empty temporary directory, removed on destruction.
 class TempDir {
