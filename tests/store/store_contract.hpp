@@ -36,6 +36,8 @@ class FakeClock final : public Clock {
 class FakeIds final : public IdGenerator {
  public:
   std::string next(std::string_view prefix) override;
+  std::int64_t counter() const { return counter_.load(); }
+  void reset(std::int64_t value) { counter_ = value; }
 
  private:
   std::atomic<std::int64_t> counter_{0};
@@ -47,6 +49,8 @@ struct StoreFactory {
   std::function<std::unique_ptr<Store>(const std::filesystem::path& dir, Clock&, IdGenerator&)>
       make;
 };
+
+inline void PrintTo(const StoreFactory& f, std::ostream* os) { *os << f.name; }
 
 // Backends register their factories once (a static bool in their *_test.cpp); every
 // contract suite is instantiated over all of them (ValuesIn is evaluated lazily by gtest,
