@@ -139,6 +139,11 @@ class DeliveryStore {
   // One transaction: the attempt row + the delivery's new state. Returns the delivery as
   // updated. kConflict if `lease_owner` no longer holds the lease.
   virtual Result<Delivery> record_attempt(const AttemptReport& report) = 0;
+  // Many reports in ONE transaction (group commit for the dispatcher). Items fail
+  // independently (a lost lease is that item's kConflict); a storage failure fails the whole
+  // batch and nothing is kept.
+  virtual Result<std::vector<Result<Delivery>>> record_attempts(
+      const std::vector<AttemptReport>& reports) = 0;
   // Graceful stop: every delivery leased by `lease_owner` goes back to pending, due now.
   virtual Result<int> release_leases(const std::string& lease_owner) = 0;
   virtual Result<Delivery> get_delivery(const std::string& id) = 0;

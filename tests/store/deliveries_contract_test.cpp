@@ -222,3 +222,36 @@ INSTANTIATE_TEST_SUITE_P(Store, FifoTest, ::testing::ValuesIn(all_factories()), 
 
 }  // namespace
 }  // namespace hookd::store::testing
+
+namespace hookd::store::testing {
+namespace {
+
+TEST_P(StoreContract, RecordAttemptsBatchHasPerItemResults) {
+  auto app = make_app();
+  make_endpoint(app.id);
+  publish(app.id, "e");
+  publish(app.id, "e");
+  auto mine = claim("w1", 1, 1000).at(0);
+  auto also_mine = claim("w1", 1).at(0);
+  clock_.advance(1000);
+  claim("w2");  // steals `mine` (its lease expired)
+  std::vector<AttemptReport> reports(2);
+  reports[0].delivery_id = mine.id;
+  reports[0].lease_owner = "w1";
+  reports[0].next = AttemptReport::Next::kDelivered;
+  reports[1].delivery_id = also_mine.id;
+  reports[1].lease_owner = "w1";
+  reports[1].next = AttemptReport::Next::kDelivered;
+  auto r = store_->record_attempts(reports);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->size(), 2u);
+  ASSERT_FALSE((*r)[0].has_value());
+  EXPECT_EQ((*r)[0].error().code, ErrorCode::kConflict);
+  ASSERT_TRUE((*r)[1].has_value());
+  EXPECT_EQ((*r)[1]->status, DeliveryStatus::kDelivered);
+  EXPECT_EQ(store_->get_delivery(mine.id)->lease_owner, "w2");
+  EXPECT_EQ(store_->list_attempts_by_endpoint(mine.endpoint_id, PageRequest{})->data.size(), 1u);
+}
+
+}  // namespace
+}  // namespace hookd::store::testing

@@ -244,6 +244,17 @@ const std::vector<Scenario> kScenarios = {
        rep.next_attempt_at = 1'700'000'100'000;
        return s.record_attempt(rep).has_value();
      }},
+    {"RecordAttemptsBatch",
+     [](Store& s, const Ids& ids) {
+       std::vector<AttemptReport> reps(2);
+       reps[0].delivery_id = "dlv_not_leased";  // lost lease: savepoint rolled back
+       reps[0].lease_owner = "w1";
+       reps[1].delivery_id = ids.leased;
+       reps[1].lease_owner = "w1";
+       reps[1].next = AttemptReport::Next::kDelivered;
+       auto r = s.record_attempts(reps);
+       return r.has_value() && !(*r)[0].has_value() && (*r)[1].has_value();
+     }},
     {"DlqReplay",
      [](Store& s, const Ids& ids) {
        return s.replay_dead({ids.dead}, std::nullopt, audit_entry("dlq.replay")).has_value();

@@ -75,31 +75,51 @@ Result<std::vector<Delivery>> SqliteStore::claim_due(const ClaimRequest& req) {
   });
 }
 
+Result<Delivery> SqliteStore::record_attempt_in_tx(Connection& c, const AttemptReport& report,
+                                                   Millis now) {
+  Attempt a = report.attempt;
+  if (a.attempted_at == 0) a.attempted_at = now;
+  a.success = report.next == AttemptReport::Next::kDelivered;
+  const bool retry = report.next == AttemptReport::Next::kRetry;
+  HOOKD_TRY(up, c.prepare(fmt::format(kRecordSql, kDeliveryColumns)));
+  up.bind_all(to_string(status_after(report.next)),
+              retry ? std::optional<Millis>(report.next_attempt_at) : std::nullopt, a.attempted_at,
+              a.error, a.response_status, now, report.delivery_id, report.lease_owner);
+  HOOKD_TRY(found, up.step());
+  if (!found) {
+    return fail(ErrorCode::kConflict, "lease on delivery " + report.delivery_id + " lost");
+  }
+  Delivery d = read_delivery(up);
+  HOOKD_CHECK(up.run());  // finish the statement before the next one
+  a.id = ids_.next("atmpt");
+  a.delivery_id = d.id;
+  a.msg_id = d.msg_id;
+  a.endpoint_id = d.endpoint_id;
+  a.app_id = d.app_id;
+  HOOKD_CHECK(insert_attempt(c, a));
+  return d;
+}
+
 Result<Delivery> SqliteStore::record_attempt(const AttemptReport& report) {
-  return write([&](Connection& c) -> Result<Delivery> {
+  return write([&](Connection& c) { return record_attempt_in_tx(c, report, clock_.now_ms()); });
+}
+
+Result<std::vector<Result<Delivery>>> SqliteStore::record_attempts(
+    const std::vector<AttemptReport>& reports) {
+  return write([&](Connection& c) -> Result<std::vector<Result<Delivery>>> {
     const Millis now = clock_.now_ms();
-    Attempt a = report.attempt;
-    if (a.attempted_at == 0) a.attempted_at = now;
-    a.success = report.next == AttemptReport::Next::kDelivered;
-    const bool retry = report.next == AttemptReport::Next::kRetry;
-    HOOKD_TRY(up, c.prepare(fmt::format(kRecordSql, kDeliveryColumns)));
-    up.bind_all(to_string(status_after(report.next)),
-                retry ? std::optional<Millis>(report.next_attempt_at) : std::nullopt,
-                a.attempted_at, a.error, a.response_status, now, report.delivery_id,
-                report.lease_owner);
-    HOOKD_TRY(found, up.step());
-    if (!found) {
-      return fail(ErrorCode::kConflict, "lease on delivery " + report.delivery_id + " lost");
+    std::vector<Result<Delivery>> out;
+    out.reserve(reports.size());
+    for (const auto& report : reports) {
+      // A savepoint per item: a failed item (lost lease) leaves no trace, the others commit.
+      HOOKD_CHECK(c.exec("SAVEPOINT attempt_item"));
+      auto r = record_attempt_in_tx(c, report, now);
+      if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
+      if (!r) HOOKD_CHECK(c.exec("ROLLBACK TO attempt_item"));
+      HOOKD_CHECK(c.exec("RELEASE attempt_item"));
+      out.push_back(std::move(r));
     }
-    Delivery d = read_delivery(up);
-    HOOKD_CHECK(up.run());  // finish the statement before the next one
-    a.id = ids_.next("atmpt");
-    a.delivery_id = d.id;
-    a.msg_id = d.msg_id;
-    a.endpoint_id = d.endpoint_id;
-    a.app_id = d.app_id;
-    HOOKD_CHECK(insert_attempt(c, a));
-    return d;
+    return out;
   });
 }
 

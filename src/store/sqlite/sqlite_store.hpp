@@ -75,6 +75,8 @@ class SqliteStore final : public Store {
   // DeliveryStore
   Result<std::vector<Delivery>> claim_due(const ClaimRequest& req) override;
   Result<Delivery> record_attempt(const AttemptReport& report) override;
+  Result<std::vector<Result<Delivery>>> record_attempts(
+      const std::vector<AttemptReport>& reports) override;
   Result<int> release_leases(const std::string& lease_owner) override;
   Result<Delivery> get_delivery(const std::string& id) override;
   Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) override;
@@ -152,6 +154,7 @@ class SqliteStore final : public Store {
 
   // Helpers shared by aggregates (bodies run inside a write transaction).
   Result<PublishOutcome> publish_in_tx(Connection& c, const NewMessage& msg, Millis now);
+  Result<Delivery> record_attempt_in_tx(Connection& c, const AttemptReport& report, Millis now);
   Result<AuditEntry> append_audit_in_tx(Connection& c, AuditEntry entry, Millis now);
   Result<Delivery> insert_delivery_in_tx(Connection& c, const Message& msg,
                                          const std::string& endpoint_id, Millis now);
