@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "hookd/ids.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 #include "store/sqlite/try.hpp"
@@ -91,7 +92,7 @@ Result<Delivery> SqliteStore::record_attempt_in_tx(Connection& c, const AttemptR
   }
   Delivery d = read_delivery(up);
   HOOKD_CHECK(up.run());  // finish the statement before the next one
-  a.id = ids_.next("atmpt");
+  a.id = ids_.next(id_prefix::kAttempt);
   a.delivery_id = d.id;
   a.msg_id = d.msg_id;
   a.endpoint_id = d.endpoint_id;
