@@ -47,6 +47,8 @@ struct DispatcherOptions {
   int endpoint_backlog = 16;
   // A gate wait longer than this goes back to the store instead of a local timer.
   std::chrono::milliseconds local_wait_limit{1000};
+  // A delivery over endpoint_backlog goes back to the store due this much later.
+  std::chrono::milliseconds overflow_delay{250};
   // Endpoint records are re-read after this (endpoint updates take effect within it).
   std::chrono::milliseconds endpoint_ttl{1000};
   std::chrono::milliseconds connect_timeout{3000};  // when the endpoint sets none
