@@ -214,6 +214,12 @@ void Dispatcher::Impl::accept(store::Delivery delivery, TimePoint now) {
     give_back(delivery, now + options_.poll_interval);
     return;
   }
+  // Held already (an attempt outlived the lease and we claimed it again): keep one copy.
+  const auto same = [&](const Job& job) { return job.delivery.id == delivery.id; };
+  if (std::ranges::any_of(state->waiting, same) ||
+      std::ranges::any_of(in_flight_, [&](const auto& kv) { return same(kv.second); })) {
+    return;
+  }
   if (static_cast<int>(state->waiting.size()) >= options_.endpoint_backlog) {
     give_back(delivery, now + options_.overflow_delay);
     return;

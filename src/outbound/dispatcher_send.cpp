@@ -36,7 +36,14 @@ void Dispatcher::Impl::pump(EndpointState& state, TimePoint now) {
   }
   const auto lease_half = options_.lease / 2;
   while (!state.waiting.empty()) {
-    if (state.retry_at && now < *state.retry_at) return;
+    if (state.retry_at && now < *state.retry_at) {
+      if (*state.retry_at - now > options_.local_wait_limit) {
+        // A long wait (open circuit): the store keeps them meanwhile, no attempt counted.
+        for (const auto& job : state.waiting) give_back(job.delivery, *state.retry_at);
+        state.waiting.clear();
+      }
+      return;
+    }
     state.retry_at.reset();
     if (now - state.waiting.front().held_since > lease_half) {
       // Held too long for the lease: hand it back rather than risk a second owner.
@@ -53,14 +60,10 @@ void Dispatcher::Impl::pump(EndpointState& state, TimePoint now) {
       send(state, std::move(job), now);
       continue;
     }
-    state.retry_at = admission.retry_at;  // kBusy without a time: re-asked after a finish()
-    if (admission.verdict == GateVerdict::kWait &&
-        *state.retry_at - now > options_.local_wait_limit) {
-      // A long wait (open circuit): the store keeps them meanwhile, no attempt counted.
-      for (const auto& job : state.waiting) give_back(job.delivery, *state.retry_at);
-      state.waiting.clear();
-    }
-    return;
+    // kWait: re-ask at retry_at (the loop above gives long waits back); kBusy: re-asked after
+    // a finish() on this endpoint, or at retry_at for a silent half-open probe.
+    state.retry_at = admission.retry_at;
+    if (admission.verdict == GateVerdict::kBusy) return;
   }
 }
 

@@ -23,7 +23,10 @@ TEST_F(DispatcherTest, A07_OpenCircuitStopsRequestsToAFailingEndpoint) {
 
   ASSERT_TRUE(eventually([&] { return requests_to("/ok") == 5; }));
   ASSERT_TRUE(eventually([&] { return dispatcher_->stats().open_circuits == 1; }));
-  ASSERT_TRUE(eventually([&] { return dispatcher_->stats().held == 0; }));
+  ASSERT_TRUE(eventually([&] { return dispatcher_->stats().held == 0; }))
+      << "held " << dispatcher_->stats().held << " in flight " << dispatcher_->stats().in_flight
+      << " pending " << count(DeliveryStatus::kPending) << " delivering "
+      << count(DeliveryStatus::kDelivering);
   // Exactly the failures that opened it; nothing while it is open.
   EXPECT_EQ(requests_to("/failing"), 3u);
   EXPECT_EQ(count(DeliveryStatus::kPending), 5);

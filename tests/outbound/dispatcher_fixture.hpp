@@ -15,10 +15,13 @@
 #include <thread>
 #include <vector>
 
+#include <spdlog/sinks/stdout_sinks.h>
 #include "core/address_policy.hpp"
 #include "net/http_client.hpp"
 #include "net/http_client_guard.hpp"
+
 #include "ops/hookd_metrics.hpp"
+#include "ops/log.hpp"
 #include "ops/metrics.hpp"
 #include "outbound/dispatcher.hpp"
 #include "store/clock.hpp"
@@ -79,6 +82,7 @@ class DispatcherTest : public ::testing::Test {
   SystemRandom random_;
   ops::Registry registry_;
   ops::HookdMetrics metrics_{registry_};
+  std::unique_ptr<ops::Logger> logger_;
   std::unique_ptr<Dispatcher> dispatcher_;
   store::Application app_;
 };
@@ -134,8 +138,15 @@ inline DispatcherOptions DispatcherTest::fast_options() {
 }
 
 inline void DispatcherTest::start_dispatcher(DispatcherOptions options) {
+  if (std::getenv("HOOKD_TEST_LOG") != nullptr) {  // debugging aid
+    ops::LogOptions log_options;
+    log_options.level = ops::LogLevel::kDebug;
+    log_options.format = ops::LogFormat::kText;
+    logger_ = std::make_unique<ops::Logger>(log_options,
+                                            std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  }
   dispatcher_ = std::make_unique<Dispatcher>(
-      options, DispatcherDeps{*store_, *sender_, clock_, random_, &metrics_, nullptr});
+      options, DispatcherDeps{*store_, *sender_, clock_, random_, &metrics_, logger_.get()});
   auto started = dispatcher_->start();
   ASSERT_TRUE(started.has_value()) << started.error().message;
 }
