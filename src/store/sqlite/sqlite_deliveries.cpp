@@ -134,6 +134,23 @@ Result<int> SqliteStore::release_leases(const std::string& lease_owner) {
   });
 }
 
+Result<int> SqliteStore::defer_deliveries(const std::vector<Deferral>& items,
+                                          const std::string& lease_owner) {
+  return write([&](Connection& c) -> Result<int> {
+    const Millis now = clock_.now_ms();
+    int changed = 0;
+    for (const auto& item : items) {
+      // Cached per SQL text; each borrow is a freshly reset statement.
+      HOOKD_TRY(up, c.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, "
+                              "lease_owner = NULL, lease_until = NULL, updated_at = ? "
+                              "WHERE id = ? AND lease_owner = ? AND status = 'delivering'"));
+      HOOKD_CHECK(up.bind_all(item.next_attempt_at, now, item.delivery_id, lease_owner).run());
+      changed += static_cast<int>(c.changes());
+    }
+    return changed;
+  });
+}
+
 Result<Delivery> SqliteStore::get_delivery(const std::string& id) {
   return read([&](Connection& c) -> Result<Delivery> {
     HOOKD_TRY(q,
