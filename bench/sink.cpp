@@ -1,7 +1,7 @@
 // hookd_bench_sink: the receiving end of the end-to-end benchmark (docs/benchmarks.md).
 // A fast HTTP/1.1 server on loopback that answers every request with a configured status
-// (503 while "down"), counts requests, deduplicates deliveries by `webhook-id` and, when the
-// body carries `"sentAtNs":<unix ns>`, records publish→delivered latency.
+// (503 while "down"), counts requests, deduplicates deliveries by (path, `webhook-id`) and,
+// when the body carries `"sentAtNs":<unix ns>`, records publish→delivered latency.
 //
 // Control: GET /stats → JSON summary; POST /control/down, /control/up, /control/reset;
 // SIGUSR1 = down, SIGUSR2 = up; SIGTERM/SIGINT (or --timeout) print the summary and exit.
@@ -53,8 +53,11 @@ class SinkState {
     if (c_.first_accepted_ns == 0) c_.first_accepted_ns = now;
     c_.last_accepted_ns = now;
     if (c_.up_at_ns != 0) ++c_.accepted_since_up;
+    // Deduplicated per endpoint: one message goes to several endpoints with the same id.
     if (auto id = request.headers.get("webhook-id")) {
-      if (!c_.ids.emplace(*id).second) ++c_.duplicates;
+      if (!c_.ids.emplace(std::string(request.path()) + ' ' + std::string(*id)).second) {
+        ++c_.duplicates;
+      }
     } else {
       ++c_.without_id;
     }
@@ -85,7 +88,7 @@ class SinkState {
             {"accepted", c_.accepted},
             {"rejected_while_down", c_.rejected},
             {"down", down_},
-            {"unique_ids", c_.ids.size()},
+            {"unique_deliveries", c_.ids.size()},
             {"duplicates", c_.duplicates},
             {"without_id", c_.without_id},
             {"first_accepted_unix_ns", c_.first_accepted_ns},
