@@ -4,6 +4,7 @@
 // Thread-safety: stateless functions.
 #pragma once
 
+#include <sys/resource.h>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -40,6 +41,14 @@ inline nlohmann::json latency_json(const LatencyHistogram& h) {
           {"p999_us", us(h.percentile(0.999))},
           {"max_us", us(h.max())},
           {"mean_us", round_to(h.mean() / 1000.0, 1)}};
+}
+
+// CPU seconds (user + system) this process used so far.
+inline double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 // Writes `text` to `path` via a temporary file and rename, so readers never see half of it.

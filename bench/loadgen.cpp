@@ -75,7 +75,8 @@ nlohmann::json summary(const LoadOptions& load, const LoadResult& r) {
           {"elapsed_s", round_to(r.elapsed_s, 3)},
           {"completed_per_s", round_to(static_cast<double>(r.completed) / elapsed, 1)},
           {"ok_per_s", round_to(static_cast<double>(r.ok) / elapsed, 1)},
-          {"latency", latency_json(r.latency)}};
+          {"latency", latency_json(r.latency)},
+          {"cpu_s", round_to(process_cpu_seconds(), 3)}};
 }
 
 int run(const Options& options) {

@@ -89,8 +89,12 @@ record ceiling "$(jq -c --slurpfile s "$work/ceiling.sink.json" '{
     published_per_s: .ok_per_s, delivered_per_s: $s[0].accepted_per_s,
     ack_p50_us: .latency.p50_us, ack_p99_us: .latency.p99_us,
     e2e_p50_us: $s[0].sent_to_received.p50_us, e2e_p99_us: $s[0].sent_to_received.p99_us,
-    errors: .errors, load: "'"$(cut -d' ' -f1 /proc/loadavg)"'"}' "$work/ceiling.loadgen.json")"
-echo "ceiling: $ceiling req/s (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
+    errors: .errors, load: "'"$(cut -d' ' -f1 /proc/loadavg)"'",
+    loadgen_cpu_us_per_req: (.cpu_s / .completed * 1e6),
+    sink_cpu_us_per_req: ($s[0].cpu_s / $s[0].requests * 1e6)}' "$work/ceiling.loadgen.json")"
+echo "ceiling: $ceiling req/s (load average now $(cut -d' ' -f1-3 /proc/loadavg));" \
+  "CPU µs/request: sink $(jq '.cpu_s / .requests * 1e6 | round' "$work/ceiling.sink.json")," \
+  "load generator $(jq '.cpu_s / .completed * 1e6 | round' "$work/ceiling.loadgen.json")"
 
 if "$build/hookd" serve --help >/dev/null 2>&1; then
   source bench/run_hookd.sh

@@ -97,7 +97,8 @@ class SinkState {
             {"up_at_unix_ns", c_.up_at_ns},
             {"accepted_since_up", c_.accepted_since_up},
             {"drain_per_s", per_s(c_.accepted_since_up, c_.up_at_ns, c_.last_accepted_ns)},
-            {"sent_to_received", latency_json(c_.latency)}};
+            {"sent_to_received", latency_json(c_.latency)},
+            {"cpu_s", round_to(process_cpu_seconds(), 3)}};
   }
 
  private:
