@@ -63,6 +63,14 @@ nlohmann::json summary(const LoadOptions& load, const LoadResult& r) {
   nlohmann::json statuses = nlohmann::json::object();
   for (const auto& [status, count] : r.statuses) statuses[std::to_string(status)] = count;
   const double elapsed = r.elapsed_s > 0 ? r.elapsed_s : 1e-9;
+  // Open loop: requests that were due before the end but never sent (server too slow).
+  std::uint64_t behind = 0;
+  if (load.rate > 0) {
+    const auto due = std::min<std::uint64_t>(
+        load.max_requests,
+        static_cast<std::uint64_t>(std::ceil(load.rate * load.duration.count() / 1000.0)));
+    behind = due > r.sent ? due - r.sent : 0;
+  }
   return {{"mode", load.rate > 0 ? "open" : "closed"},
           {"offered_rate", load.rate},
           {"connections", load.connections},
@@ -71,6 +79,7 @@ nlohmann::json summary(const LoadOptions& load, const LoadResult& r) {
           {"ok", r.ok},
           {"errors", r.errors},
           {"unfinished", r.unfinished},
+          {"behind_schedule", behind},
           {"statuses", statuses},
           {"elapsed_s", round_to(r.elapsed_s, 3)},
           {"completed_per_s", round_to(static_cast<double>(r.completed) / elapsed, 1)},

@@ -92,7 +92,8 @@ finish() {
       ack_p50_us: .latency.p50_us, ack_p99_us: .latency.p99_us,
       e2e_p50_us: $s[0].sent_to_received.p50_us, e2e_p99_us: $s[0].sent_to_received.p99_us,
       cpu_s_per_1k: (if .ok > 0 then $cpu / .ok * 1000 else null end), peak_rss_mib: $rss,
-      endpoints: $endpoints, statuses: .statuses, errors: .errors} | '"$amend" \
+      endpoints: $endpoints, statuses: .statuses, errors: .errors,
+      behind_schedule: .behind_schedule} | '"$amend" \
     "$work/$name.loadgen.json")"
   echo "  published $published, delivered $(jq .unique_deliveries "$work/$name.sink.now.json")," \
     "hookd CPU ${cpu_s}s, peak RSS ${rss} MiB"
