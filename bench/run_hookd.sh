@@ -30,7 +30,8 @@ start_hookd() {
   wait_for "$port_file" 20
   hookd_url="http://127.0.0.1:$(cat "$port_file")"
   local deadline=$((SECONDS + 20))
-  until curl -sf --max-time 2 "$hookd_url/api/v1/health" >/dev/null; do
+  until curl -sf --max-time 2 "$hookd_url/api/v1/health" >/dev/null \
+    || curl -sf --max-time 2 "$hookd_url/api/v1/health/" >/dev/null; do
     ((SECONDS < deadline)) || { echo "hookd did not become healthy" >&2; tail "$work/$name.hookd.log" >&2; return 1; }
     sleep 0.1
   done
