@@ -8,7 +8,7 @@ packages=(
   libssl-dev libsqlite3-dev libcurl4-openssl-dev libboost-dev libboost-system-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libpq-dev postgresql sqlite3 procps
+  libpq-dev postgresql sqlite3 procps curl jq bsdextrautils
 )
 
 missing=()
