@@ -120,6 +120,7 @@ TEST_F(DispatcherTest, A06_GoneDisablesOnlyThatEndpoint) {
 TEST_F(DispatcherTest, A09_AttemptRowsEqualRequestsSeen) {
   const auto ep = add_endpoint("/mixed", [](store::Endpoint& e) { e.total_timeout_ms = 300; });
   std::atomic<int> n{0};
+  StopBeforeLocalsDie stop_first{this};
   receiver_.set_handler([&n](const ReceivedRequest&) {
     switch (n++ % 4) {
       case 0:
