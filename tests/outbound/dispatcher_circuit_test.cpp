@@ -29,7 +29,7 @@ TEST_F(DispatcherTest, A07_OpenCircuitStopsRequestsToAFailingEndpoint) {
       << count(DeliveryStatus::kDelivering);
   // Exactly the failures that opened it; nothing while it is open.
   EXPECT_EQ(requests_to("/failing"), 3u);
-  EXPECT_EQ(count(DeliveryStatus::kPending), 5);
+  EXPECT_TRUE(eventually([&] { return count(DeliveryStatus::kPending) == 5; }));
   EXPECT_EQ(count(DeliveryStatus::kDelivered), 5);
   EXPECT_GE(dispatcher_->stats().deferred, 1u);
 }

@@ -52,6 +52,13 @@ class DispatcherTest : public ::testing::Test {
  protected:
   void SetUp() override;
   void TearDown() override;
+  void stop_all();  // dispatcher, client, receiver: no callback runs afterwards
+  // Declared after a test's locals that a receiver handler captures, so that it stops the
+  // receiver before they are destroyed.
+  struct StopBeforeLocalsDie {
+    DispatcherTest* test;
+    ~StopBeforeLocalsDie() { test->stop_all(); }
+  };
 
   // Short delays: base 20 ms, max 200 ms, 5 attempts, poll 50 ms.
   static DispatcherOptions fast_options();
@@ -111,7 +118,9 @@ inline void DispatcherTest::SetUp() {
   app_ = *created;
 }
 
-inline void DispatcherTest::TearDown() {
+inline void DispatcherTest::TearDown() { stop_all(); }
+
+inline void DispatcherTest::stop_all() {
   if (dispatcher_) dispatcher_->stop();
   if (client_) client_->stop();
   receiver_.stop();

@@ -17,6 +17,7 @@ TEST_F(DispatcherTest, A07_HangingEndpointDoesNotDelayAHealthyOne) {
   add_endpoint("/fast");
   std::mutex mutex;
   std::vector<Steady::time_point> arrivals;
+  StopBeforeLocalsDie stop_first{this};
   receiver_.set_handler([&](const ReceivedRequest& r) {
     if (r.path == "/hang") return ReceiverBehavior::hang();
     std::lock_guard lock(mutex);
@@ -46,6 +47,7 @@ TEST_F(DispatcherTest, A08_RateLimitIsEnforced) {
   add_endpoint("/limited", [](store::Endpoint& ep) { ep.rate_limit = 20; });
   std::mutex mutex;
   std::vector<Steady::time_point> arrivals;
+  StopBeforeLocalsDie stop_first{this};
   receiver_.set_handler([&](const ReceivedRequest&) {
     std::lock_guard lock(mutex);
     arrivals.push_back(Steady::now());

@@ -21,6 +21,7 @@ TEST_F(DispatcherTest, A22_FifoKeepsOrderPerKeyAcrossRetries) {
   std::mutex mutex;
   std::set<std::string> failed_once;
   std::map<std::string, std::vector<std::string>> seen;  // key -> names in arrival order
+  StopBeforeLocalsDie stop_first{this};
   receiver_.set_handler([&](const ReceivedRequest& r) {
     const auto body = nlohmann::json::parse(r.body);
     const std::string key = body["key"], name = body["name"];
