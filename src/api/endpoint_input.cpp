@@ -70,13 +70,14 @@ std::optional<std::string> read_retry_policy(Fields& f) {
   const auto policy = nlohmann::json::parse(*text);
   Fields p(policy);
   nlohmann::json out = nlohmann::json::object();
-  static const std::vector<std::string> kKnown = {"maxAttempts", "maxAgeMs",   "baseDelayMs",
-                                                  "maxDelayMs",  "scheduleMs", "statusOverrides"};
+  static const std::vector<std::string> kKnown = {
+      "maxAttempts", "maxAgeMs",        "baseDelayMs",     "maxDelayMs",
+      "scheduleMs",  "statusOverrides", "honourRetryAfter"};
   for (const auto& [key, value] : policy.items()) {
     if (std::ranges::find(kKnown, key) == kKnown.end()) {
       f.add_error("retryPolicy." + key,
                   "is not a known field (maxAttempts, maxAgeMs, baseDelayMs, maxDelayMs, "
-                  "scheduleMs, statusOverrides)");
+                  "scheduleMs, statusOverrides, honourRetryAfter)");
     }
   }
   constexpr std::int64_t kWeekMs = 7LL * 24 * 3600 * 1000;
@@ -84,6 +85,7 @@ std::optional<std::string> read_retry_policy(Fields& f) {
   if (auto v = p.integer("maxAgeMs", 1000, kWeekMs)) out["maxAgeMs"] = *v;
   if (auto v = p.integer("baseDelayMs", 1, kWeekMs)) out["baseDelayMs"] = *v;
   if (auto v = p.integer("maxDelayMs", 1, kWeekMs)) out["maxDelayMs"] = *v;
+  if (auto v = p.boolean("honourRetryAfter")) out["honourRetryAfter"] = *v;
   if (policy.contains("scheduleMs")) {
     const auto& s = policy["scheduleMs"];
     const bool ok = s.is_array() && s.size() <= 50 && std::ranges::all_of(s, [&](const auto& d) {

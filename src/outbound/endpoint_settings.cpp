@@ -42,8 +42,8 @@ Status apply_retry_json(const Json& j, RetryPolicyConfig& c) {
     for (const auto& v : j.at("scheduleMs")) c.schedule.push_back(ms(v));
     c.backoff = BackoffKind::kSchedule;
   }
-  if (j.contains("statusActions")) {
-    for (const auto& [selector, action] : j.at("statusActions").items()) {
+  if (j.contains("statusOverrides")) {
+    for (const auto& [selector, action] : j.at("statusOverrides").items()) {
       if (auto added = c.overrides.add(selector, action.get<std::string>()); !added) return added;
     }
   }

@@ -6,7 +6,7 @@
 // Endpoint retry JSON (all keys optional):
 //   {"maxAttempts": 5, "maxAgeMs": 3600000, "baseDelayMs": 1000, "maxDelayMs": 60000,
 //    "scheduleMs": [5000, 300000], "honourRetryAfter": true,
-//    "statusActions": {"404": "retry", "4xx": "dead_letter"}}
+//    "statusOverrides": {"404": "retry", "4xx": "dead_letter"}}
 // Header naming: endpoint metadata {"headerNaming": "svix"} selects svix-id/-timestamp/
 // -signature.
 // Pure functions (time is a parameter). Thread-safety: stateless.
