@@ -1,0 +1,252 @@
+#include "store/sqlite/migrations.hpp"
+
+#include <fmt/format.h>
+
+namespace hookd::store::sqlite {
+namespace {
+
+// Version 1: the whole initial schema. Times are Unix ms; lists/maps are JSON text.
+constexpr std::string_view kV1 = R"sql(
+CREATE TABLE applications (
+  id          TEXT PRIMARY KEY,
+  uid         TEXT UNIQUE,
+  name        TEXT NOT NULL,
+  rate_limit  INTEGER,
+  metadata    TEXT NOT NULL DEFAULT '{}',
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+);
+
+CREATE TABLE event_types (
+  name        TEXT PRIMARY KEY,
+  description TEXT NOT NULL DEFAULT '',
+  archived    INTEGER NOT NULL DEFAULT 0,
+  schemas     TEXT NOT NULL DEFAULT '{}',
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+);
+
+CREATE TABLE endpoints (
+  id                  TEXT PRIMARY KEY,
+  app_id              TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+  uid                 TEXT,
+  url                 TEXT NOT NULL,
+  description         TEXT NOT NULL DEFAULT '',
+  filter_types        TEXT,
+  channels            TEXT,
+  secret              TEXT NOT NULL,
+  previous_secret     TEXT,
+  previous_expires_at INTEGER,
+  rate_limit          INTEGER,
+  disabled            INTEGER NOT NULL DEFAULT 0,
+  disabled_reason     TEXT,
+  fifo                INTEGER NOT NULL DEFAULT 0,
+  headers             TEXT NOT NULL DEFAULT '{}',
+  retry_policy        TEXT,
+  connect_timeout_ms  INTEGER,
+  total_timeout_ms    INTEGER,
+  metadata            TEXT NOT NULL DEFAULT '{}',
+  created_at          INTEGER NOT NULL,
+  updated_at          INTEGER NOT NULL,
+  UNIQUE (app_id, uid)
+);
+CREATE INDEX endpoints_by_app ON endpoints(app_id, id);
+
+CREATE TABLE messages (
+  id           TEXT PRIMARY KEY,
+  app_id       TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+  event_type   TEXT NOT NULL,
+  event_id     TEXT,
+  channels     TEXT,
+  payload      BLOB NOT NULL,
+  ordering_key TEXT,
+  sequence     INTEGER,
+  created_at   INTEGER NOT NULL,
+  UNIQUE (app_id, event_id)
+);
+CREATE INDEX messages_by_app ON messages(app_id, id);
+
+-- Last sequence handed out per (application, ordering key).
+CREATE TABLE ordering_sequences (
+  app_id        TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+  ordering_key  TEXT NOT NULL,
+  last_sequence INTEGER NOT NULL,
+  PRIMARY KEY (app_id, ordering_key)
+);
+
+-- The queue. Open rows: status pending/delivering.
+CREATE TABLE deliveries (
+  id                   TEXT PRIMARY KEY,
+  msg_id               TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  endpoint_id          TEXT NOT NULL REFERENCES endpoints(id) ON DELETE CASCADE,
+  app_id               TEXT NOT NULL,
+  status               TEXT NOT NULL,
+  attempts             INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at      INTEGER NOT NULL,
+  lease_owner          TEXT,
+  lease_until          INTEGER,
+  first_attempt_at     INTEGER,
+  last_attempt_at      INTEGER,
+  last_error           TEXT,
+  last_response_status INTEGER,
+  ordering_key         TEXT,
+  sequence             INTEGER,
+  created_at           INTEGER NOT NULL,
+  updated_at           INTEGER NOT NULL
+);
+CREATE INDEX deliveries_due ON deliveries(next_attempt_at)
+  WHERE status IN ('pending', 'delivering');
+CREATE INDEX deliveries_fifo ON deliveries(endpoint_id, ordering_key, sequence)
+  WHERE status IN ('pending', 'delivering');
+CREATE INDEX deliveries_by_status ON deliveries(status, id);
+CREATE INDEX deliveries_by_msg ON deliveries(msg_id);
+CREATE INDEX deliveries_by_lease ON deliveries(lease_owner) WHERE lease_owner IS NOT NULL;
+
+CREATE TABLE attempts (
+  id               TEXT PRIMARY KEY,
+  delivery_id      TEXT NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+  msg_id           TEXT NOT NULL,
+  endpoint_id      TEXT NOT NULL,
+  app_id           TEXT NOT NULL,
+  attempted_at     INTEGER NOT NULL,
+  response_status  INTEGER,
+  response_headers TEXT NOT NULL DEFAULT '{}',
+  response_body    BLOB NOT NULL,
+  duration_ms      INTEGER NOT NULL,
+  error            TEXT,
+  success          INTEGER NOT NULL,
+  trigger          TEXT NOT NULL,
+  url              TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX attempts_by_msg ON attempts(msg_id, id);
+CREATE INDEX attempts_by_endpoint ON attempts(endpoint_id, id);
+
+CREATE TABLE inbox (
+  id              TEXT PRIMARY KEY,
+  source          TEXT NOT NULL,
+  event_id        TEXT NOT NULL,
+  business_key    TEXT,
+  entity_key      TEXT,
+  sequence        INTEGER,
+  event_time      INTEGER,
+  received_at     INTEGER NOT NULL,
+  processed_at    INTEGER,
+  status          TEXT NOT NULL,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  lease_owner     TEXT,
+  lease_until     INTEGER,
+  depends_on      TEXT NOT NULL DEFAULT '[]',
+  last_error      TEXT,
+  headers         TEXT NOT NULL DEFAULT '{}',
+  payload         BLOB NOT NULL,
+  UNIQUE (source, event_id)
+);
+CREATE INDEX inbox_open ON inbox(source, entity_key, sequence, received_at, id)
+  WHERE status IN ('received', 'processing', 'retry', 'parked');
+CREATE INDEX inbox_due ON inbox(next_attempt_at)
+  WHERE status IN ('received', 'processing', 'retry', 'parked');
+
+CREATE TABLE inbox_history (
+  seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+  inbox_id    TEXT NOT NULL REFERENCES inbox(id) ON DELETE CASCADE,
+  at          INTEGER NOT NULL,
+  from_status TEXT,
+  to_status   TEXT NOT NULL,
+  note        TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX inbox_history_by_row ON inbox_history(inbox_id, seq);
+
+CREATE TABLE inbox_entities (
+  source        TEXT NOT NULL,
+  entity_key    TEXT NOT NULL,
+  last_sequence INTEGER,
+  state         TEXT,
+  terminal      INTEGER NOT NULL DEFAULT 0,
+  updated_at    INTEGER NOT NULL,
+  PRIMARY KEY (source, entity_key)
+);
+
+CREATE TABLE idempotency_keys (
+  scope            TEXT NOT NULL,
+  key              TEXT NOT NULL,
+  fingerprint      TEXT NOT NULL,
+  state            TEXT NOT NULL,
+  response_status  INTEGER,
+  response_headers TEXT NOT NULL DEFAULT '{}',
+  response_body    BLOB NOT NULL DEFAULT x'',
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  expires_at       INTEGER NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX idempotency_expiry ON idempotency_keys(expires_at);
+
+CREATE TABLE audit_log (
+  id          TEXT PRIMARY KEY,
+  at          INTEGER NOT NULL,
+  actor       TEXT NOT NULL,
+  action      TEXT NOT NULL,
+  target_type TEXT NOT NULL,
+  target_id   TEXT NOT NULL,
+  reason      TEXT NOT NULL DEFAULT '',
+  before      TEXT,
+  after       TEXT
+);
+CREATE INDEX audit_by_target ON audit_log(target_id, id);
+)sql";
+
+constexpr std::string_view kMigrationsTable = R"sql(
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  version    INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL,
+  applied_at INTEGER NOT NULL
+);
+)sql";
+
+}  // namespace
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> kAll = {
+      {1, "initial schema", kV1},
+  };
+  return kAll;
+}
+
+Result<int> current_schema_version(Connection& conn) {
+  auto exists = conn.prepare(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+  if (!exists) return std::unexpected(exists.error());
+  auto has = exists->step();
+  if (!has) return std::unexpected(has.error());
+  if (!*has) return 0;
+  auto q = conn.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  if (!q) return std::unexpected(q.error());
+  auto row = q->step();
+  if (!row) return std::unexpected(row.error());
+  return static_cast<int>(q->int64(0));
+}
+
+Status apply_migrations(Connection& conn, std::int64_t now_ms) {
+  if (auto s = conn.exec(kMigrationsTable); !s) return s;
+  for (const auto& m : migrations()) {
+    // Re-read the version inside each transaction: another process may migrate too.
+    auto applied = conn.transaction([&]() -> Status {
+      auto version = current_schema_version(conn);
+      if (!version) return std::unexpected(version.error());
+      if (*version >= m.version) return {};
+      if (auto s = conn.exec(m.sql); !s) return s;
+      auto ins = conn.prepare(
+          "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+      if (!ins) return std::unexpected(ins.error());
+      return ins->bind_all(m.version, m.name, now_ms).run();
+    });
+    if (!applied) {
+      applied.error().message = fmt::format("migration {}: {}", m.version, applied.error().message);
+      return applied;
+    }
+  }
+  return {};
+}
+
+}  // namespace hookd::store::sqlite

@@ -1,0 +1,123 @@
+// The dead-letter queue on SQLite: list, replay, discard (each audited in the same
+// transaction), plus Svix resend and recover.
+#include <fmt/format.h>
+
+#include "store/sqlite/query.hpp"
+#include "store/sqlite/rows.hpp"
+#include "store/sqlite/sqlite_store.hpp"
+#include "store/sqlite/try.hpp"
+
+namespace hookd::store::sqlite {
+namespace {
+
+Result<Delivery> load_delivery(Connection& c, const std::string& id) {
+  HOOKD_TRY(q, c.prepare(fmt::format("SELECT {} FROM deliveries WHERE id = ?", kDeliveryColumns)));
+  q.bind_all(id);
+  return single<Delivery>(q, read_delivery, "delivery");
+}
+
+Status require_endpoint_of_app(Connection& c, const std::string& endpoint_id,
+                               const std::string& app_id) {
+  HOOKD_TRY(q, c.prepare("SELECT 1 FROM endpoints WHERE id = ? AND app_id = ?"));
+  HOOKD_TRY(found, q.bind_all(endpoint_id, app_id).step());
+  if (!found) return fail(ErrorCode::kNotFound, "endpoint " + endpoint_id + " not found");
+  return {};
+}
+
+}  // namespace
+
+Result<Page<Delivery>> SqliteStore::list_dead(const DeadLetterFilter& filter,
+                                              const PageRequest& page) {
+  return read([&](Connection& c) -> Result<Page<Delivery>> {
+    Query q(fmt::format("SELECT {} FROM deliveries", kDeliveryColumns));
+    q.where("status = 'dead'");
+    if (filter.app_id) q.where("app_id = ?", {*filter.app_id});
+    if (filter.endpoint_id) q.where("endpoint_id = ?", {*filter.endpoint_id});
+    if (filter.since) q.where("updated_at >= ?", {*filter.since});
+    if (filter.until) q.where("updated_at < ?", {*filter.until});
+    q.page(page);
+    HOOKD_TRY(stmt, q.prepare(c));
+    HOOKD_TRY(rows, collect<Delivery>(stmt, read_delivery));
+    return make_page(std::move(rows), page, [](const Delivery& d) { return d.id; });
+  });
+}
+
+Result<int> SqliteStore::replay_dead(const std::vector<std::string>& delivery_ids,
+                                     std::optional<std::string> to_endpoint_id,
+                                     const AuditEntry& audit) {
+  return write([&](Connection& c) -> Result<int> {
+    const Millis now = clock_.now_ms();
+    for (const auto& id : delivery_ids) {
+      HOOKD_TRY(before, load_delivery(c, id));
+      if (before.status != DeliveryStatus::kDead) {
+        return fail(ErrorCode::kConflict, "delivery " + id + " is not dead");
+      }
+      if (to_endpoint_id) HOOKD_CHECK(require_endpoint_of_app(c, *to_endpoint_id, before.app_id));
+      HOOKD_TRY(
+          up, c.prepare(fmt::format("UPDATE deliveries SET status = 'pending', attempts = 0, "
+                                    "next_attempt_at = ?1, lease_owner = NULL, lease_until = NULL, "
+                                    "endpoint_id = COALESCE(?2, endpoint_id), updated_at = ?1 "
+                                    "WHERE id = ?3 RETURNING {}",
+                                    kDeliveryColumns)));
+      up.bind_all(now, to_endpoint_id, id);
+      HOOKD_TRY(after, single<Delivery>(up, read_delivery, "delivery"));
+      HOOKD_CHECK(up.run());
+      AuditEntry entry = audit;
+      entry.target_type = "delivery";
+      entry.target_id = id;
+      if (!entry.before) entry.before = delivery_state_json(before);
+      if (!entry.after) entry.after = delivery_state_json(after);
+      HOOKD_CHECK(append_audit_in_tx(c, std::move(entry), now));
+    }
+    return static_cast<int>(delivery_ids.size());
+  });
+}
+
+Result<int> SqliteStore::discard_dead(const std::vector<std::string>& delivery_ids,
+                                      const AuditEntry& audit) {
+  return write([&](Connection& c) -> Result<int> {
+    const Millis now = clock_.now_ms();
+    for (const auto& id : delivery_ids) {
+      HOOKD_TRY(before, load_delivery(c, id));
+      if (before.status != DeliveryStatus::kDead) {
+        return fail(ErrorCode::kConflict, "delivery " + id + " is not dead");
+      }
+      HOOKD_TRY(
+          up, c.prepare("UPDATE deliveries SET status = 'discarded', updated_at = ? WHERE id = ?"));
+      HOOKD_CHECK(up.bind_all(now, id).run());
+      Delivery after = before;
+      after.status = DeliveryStatus::kDiscarded;
+      AuditEntry entry = audit;
+      entry.target_type = "delivery";
+      entry.target_id = id;
+      if (!entry.before) entry.before = delivery_state_json(before);
+      if (!entry.after) entry.after = delivery_state_json(after);
+      HOOKD_CHECK(append_audit_in_tx(c, std::move(entry), now));
+    }
+    return static_cast<int>(delivery_ids.size());
+  });
+}
+
+Result<Delivery> SqliteStore::resend(const std::string& msg_id, const std::string& endpoint_id) {
+  return write([&](Connection& c) -> Result<Delivery> {
+    HOOKD_TRY(q, c.prepare(fmt::format("SELECT {} FROM messages WHERE id = ?", kMessageColumns)));
+    q.bind_all(msg_id);
+    HOOKD_TRY(msg, single<Message>(q, read_message, "message"));
+    HOOKD_CHECK(q.run());
+    HOOKD_CHECK(require_endpoint_of_app(c, endpoint_id, msg.app_id));
+    return insert_delivery_in_tx(c, msg, endpoint_id, clock_.now_ms());
+  });
+}
+
+Result<int> SqliteStore::recover(const std::string& endpoint_id, Millis since) {
+  return write([&](Connection& c) -> Result<int> {
+    HOOKD_TRY(up, c.prepare("UPDATE deliveries SET status = 'pending', attempts = 0, "
+                            "next_attempt_at = ?1, lease_owner = NULL, lease_until = NULL, "
+                            "updated_at = ?1 WHERE endpoint_id = ?2 AND status = 'dead' "
+                            "AND created_at >= ?3"));
+    HOOKD_CHECK(up.bind_all(clock_.now_ms(), endpoint_id, since).run());
+    return static_cast<int>(c.changes());
+  });
+}
+
+}  // namespace hookd::store::sqlite

@@ -1,0 +1,200 @@
+// The inbound inbox on SQLite: dedup insert (ON CONFLICT DO NOTHING), ordered per-entity
+// claim with leases, status changes with history and entity state in one transaction.
+#include <fmt/format.h>
+#include <algorithm>
+#include <tuple>
+
+#include "store/sqlite/query.hpp"
+#include "store/sqlite/rows.hpp"
+#include "store/sqlite/sqlite_store.hpp"
+#include "store/sqlite/try.hpp"
+
+namespace hookd::store::sqlite {
+namespace {
+
+#define HOOKD_INBOX_OPEN "('received', 'processing', 'retry', 'parked')"
+
+// Open rows are ordered per (source, entity_key) by (sequence, received_at, id); rows without
+// a sequence sort after those with one. Only the first open row of an entity is claimable.
+constexpr std::string_view kClaimSql = R"sql(
+UPDATE inbox SET status = 'processing', lease_owner = ?1, lease_until = ?2
+WHERE id IN (
+  SELECT r.id FROM inbox r
+  WHERE r.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND r.next_attempt_at <= ?3
+    AND (r.lease_until IS NULL OR r.lease_until <= ?3)
+    AND (?5 IS NULL OR r.source = ?5)
+    AND (r.entity_key IS NULL OR NOT EXISTS (
+      SELECT 1 FROM inbox o
+      WHERE o.source = r.source AND o.entity_key = r.entity_key
+        AND o.status IN )sql" HOOKD_INBOX_OPEN R"sql(
+        AND (COALESCE(o.sequence, 9223372036854775807), o.received_at, o.id)
+          < (COALESCE(r.sequence, 9223372036854775807), r.received_at, r.id)))
+  ORDER BY r.next_attempt_at, r.id LIMIT ?4)
+RETURNING {})sql";
+
+constexpr std::string_view kUpdateSql = R"sql(
+UPDATE inbox SET status = ?1, attempts = attempts + ?2,
+  next_attempt_at = COALESCE(?3, next_attempt_at), last_error = COALESCE(?4, last_error),
+  processed_at = CASE WHEN ?1 IN ('processed', 'stale', 'superseded') THEN ?5
+                      ELSE processed_at END,
+  lease_owner = NULL, lease_until = NULL
+WHERE id = ?6 AND lease_owner = ?7 AND status = 'processing'
+RETURNING {})sql";
+
+#undef HOOKD_INBOX_OPEN
+
+Status insert_history(Connection& c, const std::string& id, Millis at,
+                      std::optional<InboxStatus> from, InboxStatus to, std::string_view note) {
+  HOOKD_TRY(ins, c.prepare("INSERT INTO inbox_history (inbox_id, at, from_status, to_status, note) "
+                           "VALUES (?, ?, ?, ?, ?)"));
+  std::optional<std::string> from_text;
+  if (from) from_text = std::string(to_string(*from));
+  return ins.bind_all(id, at, from_text, to_string(to), note).run();
+}
+
+Status upsert_entity(Connection& c, const InboxEntity& e, Millis now) {
+  HOOKD_TRY(up, c.prepare("INSERT INTO inbox_entities (source, entity_key, last_sequence, state, "
+                          "terminal, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
+                          "ON CONFLICT (source, entity_key) DO UPDATE SET "
+                          "last_sequence = excluded.last_sequence, state = excluded.state, "
+                          "terminal = excluded.terminal, updated_at = excluded.updated_at"));
+  return up.bind_all(e.source, e.entity_key, e.last_sequence, e.state, e.terminal, now).run();
+}
+
+Result<InboxEvent> load_inbox(Connection& c, std::string_view where, const std::string& a,
+                              const std::optional<std::string>& b) {
+  HOOKD_TRY(q, c.prepare(fmt::format("SELECT {} FROM inbox WHERE {}", kInboxColumns, where)));
+  q.bind(1, a);
+  if (b) q.bind(2, *b);
+  return single<InboxEvent>(q, read_inbox, "inbox event");
+}
+
+}  // namespace
+
+Result<InboxInsertOutcome> SqliteStore::inbox_insert_in_tx(Connection& c, InboxEvent& ev,
+                                                           Millis now) {
+  ev.id = ids_.next("in");
+  ev.received_at = now;
+  ev.status = InboxStatus::kReceived;
+  ev.next_attempt_at = now;
+  HOOKD_TRY(
+      ins, c.prepare("INSERT INTO inbox (id, source, event_id, business_key, entity_key, sequence, "
+                     "event_time, received_at, status, attempts, next_attempt_at, depends_on, "
+                     "headers, payload) VALUES (?,?,?,?,?,?,?,?,'received',0,?,?,?,?) "
+                     "ON CONFLICT (source, event_id) DO NOTHING"));
+  ins.bind_all(ev.id, ev.source, ev.event_id, ev.business_key, ev.entity_key, ev.sequence,
+               ev.event_time, ev.received_at, ev.next_attempt_at, encode_list(ev.depends_on),
+               encode_headers(ev.headers));
+  ins.bind_blob(12, ev.payload);
+  HOOKD_CHECK(ins.run());
+  if (c.changes() == 0) {
+    HOOKD_TRY(q, c.prepare("SELECT id FROM inbox WHERE source = ? AND event_id = ?"));
+    HOOKD_TRY(row, q.bind_all(ev.source, ev.event_id).step());
+    if (!row) return fail(ErrorCode::kInternal, "inbox insert ignored without duplicate");
+    return InboxInsertOutcome{false, q.text(0)};
+  }
+  HOOKD_CHECK(insert_history(c, ev.id, now, std::nullopt, InboxStatus::kReceived, "received"));
+  return InboxInsertOutcome{true, ev.id};
+}
+
+Result<InboxInsertOutcome> SqliteStore::inbox_insert(InboxEvent ev) {
+  return write([&](Connection& c) { return inbox_insert_in_tx(c, ev, clock_.now_ms()); });
+}
+
+Result<std::vector<InboxInsertOutcome>> SqliteStore::inbox_insert_batch(
+    std::vector<InboxEvent> evs) {
+  return write([&](Connection& c) -> Result<std::vector<InboxInsertOutcome>> {
+    const Millis now = clock_.now_ms();
+    std::vector<InboxInsertOutcome> out;
+    for (auto& ev : evs) {
+      HOOKD_TRY(r, inbox_insert_in_tx(c, ev, now));
+      out.push_back(std::move(r));
+    }
+    return out;
+  });
+}
+
+Result<InboxEvent> SqliteStore::inbox_get(const std::string& id) {
+  return read([&](Connection& c) { return load_inbox(c, "id = ?", id, std::nullopt); });
+}
+
+Result<InboxEvent> SqliteStore::inbox_find(const std::string& source, const std::string& event_id) {
+  return read([&](Connection& c) {
+    return load_inbox(c, "source = ? AND event_id = ?", source, event_id);
+  });
+}
+
+Result<Page<InboxEvent>> SqliteStore::inbox_list(const std::optional<std::string>& source,
+                                                 const std::optional<InboxStatus>& status,
+                                                 const PageRequest& page) {
+  return read([&](Connection& c) -> Result<Page<InboxEvent>> {
+    Query q(fmt::format("SELECT {} FROM inbox", kInboxColumns));
+    if (source) q.where("source = ?", {*source});
+    if (status) q.where("status = ?", {std::string(to_string(*status))});
+    q.page(page);
+    HOOKD_TRY(stmt, q.prepare(c));
+    HOOKD_TRY(rows, collect<InboxEvent>(stmt, read_inbox));
+    return make_page(std::move(rows), page, [](const InboxEvent& e) { return e.id; });
+  });
+}
+
+Result<std::vector<InboxEvent>> SqliteStore::inbox_claim(const InboxClaimRequest& req) {
+  return write([&](Connection& c) -> Result<std::vector<InboxEvent>> {
+    const Millis now = clock_.now_ms();
+    HOOKD_TRY(q, c.prepare(fmt::format(kClaimSql, kInboxColumns)));
+    q.bind_all(req.lease_owner, now + req.lease_ms, now, std::max(req.limit, 0), req.source);
+    HOOKD_TRY(rows, collect<InboxEvent>(q, read_inbox));
+    std::sort(rows.begin(), rows.end(), [](const InboxEvent& a, const InboxEvent& b) {
+      return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
+    });
+    return std::move(rows);
+  });
+}
+
+Result<InboxEvent> SqliteStore::inbox_update_status(const InboxStatusUpdate& u) {
+  return write([&](Connection& c) -> Result<InboxEvent> {
+    const Millis now = clock_.now_ms();
+    HOOKD_TRY(up, c.prepare(fmt::format(kUpdateSql, kInboxColumns)));
+    up.bind_all(to_string(u.to), u.count_attempt ? 1 : 0, u.next_attempt_at, u.error, now, u.id,
+                u.lease_owner);
+    HOOKD_TRY(found, up.step());
+    if (!found) return fail(ErrorCode::kConflict, "lease on inbox event " + u.id + " lost");
+    InboxEvent ev = read_inbox(up);
+    HOOKD_CHECK(up.run());
+    HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
+    if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
+    return ev;
+  });
+}
+
+Result<std::vector<InboxHistoryEntry>> SqliteStore::inbox_history(const std::string& id) {
+  return read([&](Connection& c) -> Result<std::vector<InboxHistoryEntry>> {
+    HOOKD_TRY(q, c.prepare("SELECT inbox_id, at, from_status, to_status, note FROM inbox_history "
+                           "WHERE inbox_id = ? ORDER BY seq"));
+    q.bind_all(id);
+    return collect<InboxHistoryEntry>(q, [](const Stmt& s) {
+      auto from = s.opt_text(2);
+      return InboxHistoryEntry{
+          s.text(0), s.int64(1), from ? inbox_status_from(*from) : std::nullopt,
+          inbox_status_from(s.text(3)).value_or(InboxStatus::kReceived), s.text(4)};
+    });
+  });
+}
+
+Result<InboxEntity> SqliteStore::inbox_entity(const std::string& source,
+                                              const std::string& entity_key) {
+  return read([&](Connection& c) -> Result<InboxEntity> {
+    HOOKD_TRY(q, c.prepare("SELECT source, entity_key, last_sequence, state, terminal, updated_at "
+                           "FROM inbox_entities WHERE source = ? AND entity_key = ?"));
+    q.bind_all(source, entity_key);
+    return single<InboxEntity>(
+        q,
+        [](const Stmt& s) {
+          return InboxEntity{s.text(0),     s.text(1),       s.opt_int64(2),
+                             s.opt_text(3), s.int64(4) != 0, s.int64(5)};
+        },
+        "inbox entity");
+  });
+}
+
+}  // namespace hookd::store::sqlite

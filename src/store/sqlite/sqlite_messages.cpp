@@ -1,0 +1,192 @@
+// Messages on SQLite: publish (message + ordering sequence + one delivery per matching
+// endpoint, one transaction), batch publish with per-item savepoints, get, list.
+#include <fmt/format.h>
+#include <algorithm>
+
+#include "store/sqlite/query.hpp"
+#include "store/sqlite/rows.hpp"
+#include "store/sqlite/sqlite_store.hpp"
+#include "store/sqlite/try.hpp"
+
+namespace hookd::store::sqlite {
+namespace {
+
+struct EndpointRoute {
+  std::string id;
+  std::optional<std::vector<std::string>> filter_types;
+  std::optional<std::vector<std::string>> channels;
+};
+
+bool contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// Svix semantics: no filter = every event type; an endpoint with channels only receives
+// messages carrying at least one of them.
+bool routes_to(const EndpointRoute& ep, const NewMessage& msg) {
+  if (ep.filter_types && !ep.filter_types->empty() && !contains(*ep.filter_types, msg.event_type)) {
+    return false;
+  }
+  if (!ep.channels || ep.channels->empty()) return true;
+  if (!msg.channels) return false;
+  return std::any_of(msg.channels->begin(), msg.channels->end(),
+                     [&](const std::string& ch) { return contains(*ep.channels, ch); });
+}
+
+Result<std::vector<EndpointRoute>> enabled_endpoints(Connection& c, const std::string& app_id) {
+  HOOKD_TRY(q, c.prepare("SELECT id, filter_types, channels FROM endpoints "
+                         "WHERE app_id = ? AND disabled = 0 ORDER BY id"));
+  q.bind_all(app_id);
+  return collect<EndpointRoute>(q, [](const Stmt& s) {
+    return EndpointRoute{s.text(0), decode_list(s.opt_text(1)), decode_list(s.opt_text(2))};
+  });
+}
+
+Result<Message> load_message(Connection& c, const std::string& app_id,
+                             const std::string& id_or_event_id) {
+  HOOKD_TRY(q, c.prepare(fmt::format(
+                   "SELECT {} FROM messages WHERE app_id = ?1 AND (id = ?2 OR event_id = ?2) "
+                   "ORDER BY id = ?2 DESC LIMIT 1",
+                   kMessageColumns)));
+  q.bind_all(app_id, id_or_event_id);
+  return single<Message>(q, read_message, "message");
+}
+
+Result<std::int64_t> next_sequence(Connection& c, const std::string& app_id,
+                                   const std::string& key) {
+  HOOKD_TRY(q,
+            c.prepare("INSERT INTO ordering_sequences (app_id, ordering_key, last_sequence) "
+                      "VALUES (?, ?, 1) ON CONFLICT (app_id, ordering_key) "
+                      "DO UPDATE SET last_sequence = last_sequence + 1 RETURNING last_sequence"));
+  q.bind_all(app_id, key);
+  HOOKD_TRY(row, q.step());
+  if (!row) return fail(ErrorCode::kInternal, "sequence upsert returned nothing");
+  return q.int64(0);
+}
+
+bool item_level(const Error& e) {
+  return e.code == ErrorCode::kNotFound || e.code == ErrorCode::kInvalidArgument;
+}
+
+}  // namespace
+
+Result<Delivery> SqliteStore::insert_delivery_in_tx(Connection& c, const Message& msg,
+                                                    const std::string& endpoint_id, Millis now) {
+  Delivery d;
+  d.id = ids_.next("dlv");
+  d.msg_id = msg.id;
+  d.endpoint_id = endpoint_id;
+  d.app_id = msg.app_id;
+  d.next_attempt_at = now;
+  d.ordering_key = msg.ordering_key;
+  d.sequence = msg.sequence;
+  d.created_at = d.updated_at = now;
+  HOOKD_TRY(ins,
+            c.prepare("INSERT INTO deliveries (id, msg_id, endpoint_id, app_id, status, attempts, "
+                      "next_attempt_at, ordering_key, sequence, created_at, updated_at) "
+                      "VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)"));
+  HOOKD_CHECK(ins.bind_all(d.id, d.msg_id, d.endpoint_id, d.app_id, d.next_attempt_at,
+                           d.ordering_key, d.sequence, d.created_at, d.updated_at)
+                  .run());
+  return d;
+}
+
+Result<PublishOutcome> SqliteStore::publish_in_tx(Connection& c, const NewMessage& in, Millis now) {
+  if (in.event_type.empty()) return fail(ErrorCode::kInvalidArgument, "eventType is required");
+  HOOKD_TRY(app, c.prepare("SELECT 1 FROM applications WHERE id = ?"));
+  HOOKD_TRY(app_found, app.bind_all(in.app_id).step());
+  if (!app_found) return fail(ErrorCode::kNotFound, "application not found");
+
+  PublishOutcome out;
+  Message& m = out.message;
+  m = Message{ids_.next("msg"), in.app_id,       in.event_type, in.event_id, in.channels,
+              in.payload,       in.ordering_key, std::nullopt,  now};
+  // Insert first, ON CONFLICT DO NOTHING: a duplicate event id is detected by the unique
+  // key, never by select-then-insert.
+  HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO messages ({}) VALUES (?,?,?,?,?,?,?,?,?) "
+                                       "ON CONFLICT (app_id, event_id) DO NOTHING",
+                                       kMessageColumns)));
+  ins.bind_all(m.id, m.app_id, m.event_type, m.event_id, encode_list(m.channels));
+  ins.bind_blob(6, m.payload).bind(7, m.ordering_key).bind(8, std::nullopt).bind(9, now);
+  HOOKD_CHECK(ins.run());
+  if (c.changes() == 0) {
+    if (!in.event_id) return fail(ErrorCode::kInternal, "message insert ignored");
+    HOOKD_TRY(existing, load_message(c, in.app_id, *in.event_id));
+    return PublishOutcome{PublishOutcome::Kind::kDuplicate, existing, 0, std::nullopt};
+  }
+  if (m.ordering_key) {
+    HOOKD_TRY(seq, next_sequence(c, m.app_id, *m.ordering_key));
+    m.sequence = seq;
+    HOOKD_TRY(up, c.prepare("UPDATE messages SET sequence = ? WHERE id = ?"));
+    HOOKD_CHECK(up.bind_all(seq, m.id).run());
+  }
+  HOOKD_TRY(routes, enabled_endpoints(c, m.app_id));
+  for (const auto& ep : routes) {
+    if (!routes_to(ep, in)) continue;
+    HOOKD_CHECK(insert_delivery_in_tx(c, m, ep.id, now));
+    ++out.deliveries_created;
+  }
+  return out;
+}
+
+Result<PublishOutcome> SqliteStore::publish(const NewMessage& msg) {
+  return write([&](Connection& c) { return publish_in_tx(c, msg, clock_.now_ms()); });
+}
+
+Result<std::vector<PublishOutcome>> SqliteStore::publish_batch(
+    const std::vector<NewMessage>& msgs) {
+  return write([&](Connection& c) -> Result<std::vector<PublishOutcome>> {
+    const Millis now = clock_.now_ms();
+    std::vector<PublishOutcome> out;
+    out.reserve(msgs.size());
+    for (const auto& msg : msgs) {
+      // A savepoint per item: a rejected item leaves no trace, the others still commit.
+      HOOKD_CHECK(c.exec("SAVEPOINT publish_item"));
+      auto r = publish_in_tx(c, msg, now);
+      if (!r && !item_level(r.error())) return std::unexpected(r.error());
+      if (!r) {
+        HOOKD_CHECK(c.exec("ROLLBACK TO publish_item"));
+        out.push_back(PublishOutcome{PublishOutcome::Kind::kRejected, {}, 0, r.error()});
+      } else {
+        out.push_back(std::move(*r));
+      }
+      HOOKD_CHECK(c.exec("RELEASE publish_item"));
+    }
+    return out;
+  });
+}
+
+Result<Message> SqliteStore::get_message(const std::string& app_id,
+                                         const std::string& id_or_event_id) {
+  return read([&](Connection& c) { return load_message(c, app_id, id_or_event_id); });
+}
+
+Result<Page<Message>> SqliteStore::list_messages(const std::string& app_id,
+                                                 const MessageFilter& filter,
+                                                 const PageRequest& page) {
+  return read([&](Connection& c) -> Result<Page<Message>> {
+    Query q(fmt::format("SELECT {} FROM messages", kMessageColumns));
+    q.where("app_id = ?", {app_id});
+    if (filter.event_types && !filter.event_types->empty()) {
+      std::string marks;
+      std::vector<Query::Value> values;
+      for (const auto& t : *filter.event_types) {
+        marks += marks.empty() ? "?" : ",?";
+        values.emplace_back(t);
+      }
+      q.where(fmt::format("event_type IN ({})", marks), std::move(values));
+    }
+    if (filter.channel) {
+      q.where("EXISTS (SELECT 1 FROM json_each(messages.channels) WHERE value = ?)",
+              {*filter.channel});
+    }
+    if (filter.since) q.where("created_at >= ?", {*filter.since});
+    if (filter.before) q.where("created_at < ?", {*filter.before});
+    q.page(page);
+    HOOKD_TRY(stmt, q.prepare(c));
+    HOOKD_TRY(rows, collect<Message>(stmt, read_message));
+    return make_page(std::move(rows), page, [](const Message& m) { return m.id; });
+  });
+}
+
+}  // namespace hookd::store::sqlite

@@ -1,0 +1,95 @@
+#include "store/sqlite/sqlite_store.hpp"
+
+#include <fmt/format.h>
+
+#include "store/sqlite/migrations.hpp"
+#include "store/sqlite/query.hpp"
+#include "store/sqlite/rows.hpp"
+#include "store/sqlite/try.hpp"
+
+namespace hookd::store::sqlite {
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const SqliteOptions& options, Clock& clock,
+                                                       IdGenerator& ids) {
+  ConnectionOptions conn_opts{.synchronous = options.synchronous,
+                              .busy_timeout_ms = options.busy_timeout_ms,
+                              .query_only = false,
+                              .faults = options.faults};
+  HOOKD_TRY(writer, Connection::open(options.path, conn_opts));
+  std::vector<std::unique_ptr<Connection>> readers;
+  const bool in_memory = options.path == ":memory:" || options.path.empty();
+  conn_opts.query_only = true;
+  for (int i = 0; !in_memory && i < options.readers; ++i) {
+    HOOKD_TRY(reader, Connection::open(options.path, conn_opts));
+    readers.push_back(std::move(reader));
+  }
+  return std::unique_ptr<SqliteStore>(
+      new SqliteStore(clock, ids, std::move(writer), std::move(readers)));
+}
+
+SqliteStore::SqliteStore(Clock& clock, IdGenerator& ids, std::unique_ptr<Connection> writer,
+                         std::vector<std::unique_ptr<Connection>> readers)
+    : clock_(clock), ids_(ids), writer_(std::move(writer)), readers_(std::move(readers)) {
+  for (auto& r : readers_) idle_readers_.push_back(r.get());
+}
+
+SqliteStore::~SqliteStore() = default;
+
+Connection* SqliteStore::acquire_reader() {
+  std::unique_lock lock(readers_mu_);
+  readers_cv_.wait(lock, [&] { return !idle_readers_.empty(); });
+  Connection* conn = idle_readers_.back();
+  idle_readers_.pop_back();
+  return conn;
+}
+
+void SqliteStore::release_reader(Connection* conn) {
+  {
+    std::lock_guard lock(readers_mu_);
+    idle_readers_.push_back(conn);
+  }
+  readers_cv_.notify_one();
+}
+
+Status SqliteStore::migrate() {
+  std::lock_guard lock(writer_mu_);
+  return apply_migrations(*writer_, clock_.now_ms());
+}
+
+Result<int> SqliteStore::schema_version() {
+  std::lock_guard lock(writer_mu_);
+  return current_schema_version(*writer_);
+}
+
+// ---- audit log ----
+
+Result<AuditEntry> SqliteStore::append_audit_in_tx(Connection& c, AuditEntry entry, Millis now) {
+  entry.id = ids_.next("audit");
+  entry.at = now;
+  HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO audit_log ({}) VALUES (?,?,?,?,?,?,?,?,?)",
+                                       kAuditColumns)));
+  HOOKD_CHECK(ins.bind_all(entry.id, entry.at, entry.actor, entry.action, entry.target_type,
+                           entry.target_id, entry.reason, entry.before, entry.after)
+                  .run());
+  return entry;
+}
+
+Result<AuditEntry> SqliteStore::append_audit(AuditEntry entry) {
+  return write([&](Connection& c) { return append_audit_in_tx(c, entry, clock_.now_ms()); });
+}
+
+Result<Page<AuditEntry>> SqliteStore::list_audit(const AuditFilter& filter,
+                                                 const PageRequest& page) {
+  return read([&](Connection& c) -> Result<Page<AuditEntry>> {
+    Query q(fmt::format("SELECT {} FROM audit_log", kAuditColumns));
+    if (filter.actor) q.where("actor = ?", {*filter.actor});
+    if (filter.action) q.where("action = ?", {*filter.action});
+    if (filter.target_id) q.where("target_id = ?", {*filter.target_id});
+    q.page(page);
+    HOOKD_TRY(stmt, q.prepare(c));
+    HOOKD_TRY(rows, collect<AuditEntry>(stmt, read_audit));
+    return make_page(std::move(rows), page, [](const AuditEntry& a) { return a.id; });
+  });
+}
+
+}  // namespace hookd::store::sqlite

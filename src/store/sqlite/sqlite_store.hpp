@@ -1,0 +1,173 @@
+// SqliteStore: the embedded, single-file Store backend (the default). WAL journal,
+// synchronous=FULL by default, foreign keys on, busy_timeout, prepared statements cached per
+// connection, versioned migrations.
+// Thread-safety model: one writer connection behind a mutex (SQLite allows one writer at a
+// time anyway; every write is a BEGIN IMMEDIATE transaction on it) plus a small pool of
+// reader connections (WAL lets them read committed snapshots while the writer writes). For
+// ":memory:" databases the pool is empty and reads go through the writer. All methods may be
+// called concurrently from any thread.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "store/clock.hpp"
+#include "store/sqlite/connection.hpp"
+#include "store/store.hpp"
+
+namespace hookd::store::sqlite {
+
+struct SqliteOptions {
+  std::string path = "hookd.db";  // ":memory:" for a private in-memory database
+  std::string synchronous = "FULL";
+  int busy_timeout_ms = 5000;
+  int readers = 4;
+  std::shared_ptr<FaultInjector> faults;  // tests only
+};
+
+class SqliteStore final : public Store {
+ public:
+  // `clock` and `ids` must outlive the store.
+  static Result<std::unique_ptr<SqliteStore>> open(const SqliteOptions& options, Clock& clock,
+                                                   IdGenerator& ids);
+  ~SqliteStore() override;
+
+  Status migrate() override;
+  Result<int> schema_version() override;
+
+  // ApplicationStore
+  Result<Application> create_application(Application app) override;
+  Result<Application> get_application(const std::string& id_or_uid) override;
+  Result<Page<Application>> list_applications(const PageRequest& page) override;
+  Result<Application> update_application(const Application& app) override;
+  Status delete_application(const std::string& id) override;
+  Result<EventType> create_event_type(EventType type) override;
+  Result<EventType> get_event_type(const std::string& name) override;
+  Result<Page<EventType>> list_event_types(const PageRequest& page, bool include_archived) override;
+  Result<EventType> update_event_type(const EventType& type) override;
+  Status delete_event_type(const std::string& name) override;
+
+  // EndpointStore
+  Result<Endpoint> create_endpoint(Endpoint ep) override;
+  Result<Endpoint> get_endpoint(const std::string& app_id, const std::string& id_or_uid) override;
+  Result<Page<Endpoint>> list_endpoints(const std::string& app_id,
+                                        const PageRequest& page) override;
+  Result<Endpoint> update_endpoint(const Endpoint& ep) override;
+  Status delete_endpoint(const std::string& app_id, const std::string& id) override;
+  Result<Endpoint> rotate_endpoint_secret(const std::string& app_id, const std::string& id,
+                                          const std::string& new_secret,
+                                          Millis previous_valid_ms) override;
+  Result<Endpoint> set_endpoint_disabled(const std::string& app_id, const std::string& id,
+                                         bool disabled, std::optional<std::string> reason,
+                                         std::optional<AuditEntry> audit) override;
+
+  // MessageStore
+  Result<PublishOutcome> publish(const NewMessage& msg) override;
+  Result<std::vector<PublishOutcome>> publish_batch(const std::vector<NewMessage>& msgs) override;
+  Result<Message> get_message(const std::string& app_id,
+                              const std::string& id_or_event_id) override;
+  Result<Page<Message>> list_messages(const std::string& app_id, const MessageFilter& filter,
+                                      const PageRequest& page) override;
+
+  // DeliveryStore
+  Result<std::vector<Delivery>> claim_due(const ClaimRequest& req) override;
+  Result<Delivery> record_attempt(const AttemptReport& report) override;
+  Result<std::vector<Result<Delivery>>> record_attempts(
+      const std::vector<AttemptReport>& reports) override;
+  Result<int> release_leases(const std::string& lease_owner) override;
+  Result<Delivery> get_delivery(const std::string& id) override;
+  Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) override;
+  Result<std::int64_t> count_deliveries(DeliveryStatus status) override;
+  Result<Page<Delivery>> list_dead(const DeadLetterFilter& filter,
+                                   const PageRequest& page) override;
+  Result<int> replay_dead(const std::vector<std::string>& delivery_ids,
+                          std::optional<std::string> to_endpoint_id,
+                          const AuditEntry& audit) override;
+  Result<int> discard_dead(const std::vector<std::string>& delivery_ids,
+                           const AuditEntry& audit) override;
+  Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id) override;
+  Result<int> recover(const std::string& endpoint_id, Millis since) override;
+
+  // AttemptStore
+  Result<Page<Attempt>> list_attempts_by_message(const std::string& msg_id,
+                                                 const PageRequest& page) override;
+  Result<Page<Attempt>> list_attempts_by_endpoint(const std::string& endpoint_id,
+                                                  const PageRequest& page) override;
+
+  // InboxStore
+  Result<InboxInsertOutcome> inbox_insert(InboxEvent ev) override;
+  Result<std::vector<InboxInsertOutcome>> inbox_insert_batch(std::vector<InboxEvent> evs) override;
+  Result<InboxEvent> inbox_get(const std::string& id) override;
+  Result<InboxEvent> inbox_find(const std::string& source, const std::string& event_id) override;
+  Result<Page<InboxEvent>> inbox_list(const std::optional<std::string>& source,
+                                      const std::optional<InboxStatus>& status,
+                                      const PageRequest& page) override;
+  Result<std::vector<InboxEvent>> inbox_claim(const InboxClaimRequest& req) override;
+  Result<InboxEvent> inbox_update_status(const InboxStatusUpdate& update) override;
+  Result<std::vector<InboxHistoryEntry>> inbox_history(const std::string& id) override;
+  Result<InboxEntity> inbox_entity(const std::string& source,
+                                   const std::string& entity_key) override;
+
+  // IdempotencyStore
+  Result<IdempotencyBegin> idem_begin(const std::string& scope, const std::string& key,
+                                      const std::string& fingerprint, Millis ttl_ms) override;
+  Status idem_finish(const std::string& scope, const std::string& key, std::int64_t status,
+                     const Headers& headers, const std::string& body) override;
+  Status idem_mark_unknown(const std::string& scope, const std::string& key) override;
+  Status idem_release(const std::string& scope, const std::string& key) override;
+  Result<IdempotencyRecord> idem_get(const std::string& scope, const std::string& key) override;
+  Result<int> idem_purge_expired() override;
+
+  // AuditStore
+  Result<AuditEntry> append_audit(AuditEntry entry) override;
+  Result<Page<AuditEntry>> list_audit(const AuditFilter& filter, const PageRequest& page) override;
+
+ private:
+  SqliteStore(Clock& clock, IdGenerator& ids, std::unique_ptr<Connection> writer,
+              std::vector<std::unique_ptr<Connection>> readers);
+
+  // Runs `body(conn)` in a write transaction on the writer connection.
+  template <class F>
+  auto write(F&& body) -> decltype(body(std::declval<Connection&>())) {
+    std::lock_guard lock(writer_mu_);
+    return writer_->transaction([&] { return body(*writer_); });
+  }
+
+  // Runs `body(conn)` on a reader connection (or the writer when there are none).
+  template <class F>
+  auto read(F&& body) -> decltype(body(std::declval<Connection&>())) {
+    if (readers_.empty()) {
+      std::lock_guard lock(writer_mu_);
+      return body(*writer_);
+    }
+    Connection* conn = acquire_reader();
+    auto r = body(*conn);
+    release_reader(conn);
+    return r;
+  }
+
+  Connection* acquire_reader();
+  void release_reader(Connection* conn);
+
+  // Helpers shared by aggregates (bodies run inside a write transaction).
+  Result<PublishOutcome> publish_in_tx(Connection& c, const NewMessage& msg, Millis now);
+  Result<Delivery> record_attempt_in_tx(Connection& c, const AttemptReport& report, Millis now);
+  Result<AuditEntry> append_audit_in_tx(Connection& c, AuditEntry entry, Millis now);
+  Result<Delivery> insert_delivery_in_tx(Connection& c, const Message& msg,
+                                         const std::string& endpoint_id, Millis now);
+  Result<InboxInsertOutcome> inbox_insert_in_tx(Connection& c, InboxEvent& ev, Millis now);
+
+  Clock& clock_;
+  IdGenerator& ids_;
+  std::mutex writer_mu_;
+  std::unique_ptr<Connection> writer_;
+  std::vector<std::unique_ptr<Connection>> readers_;
+  std::mutex readers_mu_;
+  std::condition_variable readers_cv_;
+  std::vector<Connection*> idle_readers_;
+};
+
+}  // namespace hookd::store::sqlite

@@ -1,0 +1,286 @@
+// The Store: hookd's persistence, split into one interface per aggregate and joined in
+// `Store`. Every backend (SQLite now, PostgreSQL later) implements it and passes the same
+// contract suite (tests/store). Each method is one transaction: it either happens fully
+// or not at all. Expected failures are Results: kNotFound, kConflict (unique key taken, a
+// lost lease, a state that forbids the change), kUnavailable (database locked, I/O error,
+// disk full: the caller may retry / answer 503), kInvalidArgument.
+// Thread-safety: every method may be called concurrently from any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hookd/result.hpp"
+#include "store/model.hpp"
+#include "store/paging.hpp"
+
+namespace hookd::store {
+
+// ---- applications and event types ----
+class ApplicationStore {
+ public:
+  virtual ~ApplicationStore() = default;
+  // `app.id`, created_at, updated_at are assigned. A taken uid -> kConflict.
+  virtual Result<Application> create_application(Application app) = 0;
+  virtual Result<Application> get_application(const std::string& id_or_uid) = 0;
+  virtual Result<Page<Application>> list_applications(const PageRequest& page) = 0;
+  // Replaces name, uid, rate_limit, metadata of `app.id`; bumps updated_at.
+  virtual Result<Application> update_application(const Application& app) = 0;
+  // Deletes the application with its endpoints, messages, deliveries and attempts.
+  virtual Status delete_application(const std::string& id) = 0;
+
+  virtual Result<EventType> create_event_type(EventType type) = 0;  // taken name -> kConflict
+  virtual Result<EventType> get_event_type(const std::string& name) = 0;
+  virtual Result<Page<EventType>> list_event_types(const PageRequest& page,
+                                                   bool include_archived) = 0;
+  virtual Result<EventType> update_event_type(const EventType& type) = 0;
+  virtual Status delete_event_type(const std::string& name) = 0;
+};
+
+// ---- endpoints ----
+class EndpointStore {
+ public:
+  virtual ~EndpointStore() = default;
+  // `ep.id` and times are assigned; `ep.app_id` must exist (else kNotFound).
+  virtual Result<Endpoint> create_endpoint(Endpoint ep) = 0;
+  // By id or by uid within the application.
+  virtual Result<Endpoint> get_endpoint(const std::string& app_id,
+                                        const std::string& id_or_uid) = 0;
+  virtual Result<Page<Endpoint>> list_endpoints(const std::string& app_id,
+                                                const PageRequest& page) = 0;
+  // Replaces every mutable field of `ep.id` (app_id and created_at are kept).
+  virtual Result<Endpoint> update_endpoint(const Endpoint& ep) = 0;
+  virtual Status delete_endpoint(const std::string& app_id, const std::string& id) = 0;
+  // Rotation: `new_secret` becomes current; the old one keeps signing until
+  // now + previous_valid_ms.
+  virtual Result<Endpoint> rotate_endpoint_secret(const std::string& app_id, const std::string& id,
+                                                  const std::string& new_secret,
+                                                  Millis previous_valid_ms) = 0;
+  // Enable/disable with the audit row in the same transaction.
+  virtual Result<Endpoint> set_endpoint_disabled(const std::string& app_id, const std::string& id,
+                                                 bool disabled, std::optional<std::string> reason,
+                                                 std::optional<AuditEntry> audit) = 0;
+};
+
+// ---- messages (publish = message + its deliveries, one transaction) ----
+struct NewMessage {
+  std::string app_id;
+  std::string event_type;
+  std::optional<std::string> event_id;
+  std::optional<std::vector<std::string>> channels;
+  std::string payload;
+  std::optional<std::string> ordering_key;
+};
+
+struct PublishOutcome {
+  enum class Kind { kCreated, kDuplicate, kRejected };
+  Kind kind = Kind::kCreated;
+  Message message;             // the new message, or the existing one for kDuplicate
+  int deliveries_created = 0;  // one per matching, enabled endpoint
+  std::optional<Error> error;  // kRejected only (e.g. unknown application)
+};
+
+struct MessageFilter {
+  std::optional<std::vector<std::string>> event_types;
+  std::optional<std::string> channel;
+  std::optional<Millis> since;   // created_at >= since
+  std::optional<Millis> before;  // created_at < before
+};
+
+class MessageStore {
+ public:
+  virtual ~MessageStore() = default;
+  // Inserts the message, assigns its ordering sequence, creates one pending delivery per
+  // matching endpoint. A duplicate event id returns kDuplicate with the existing message.
+  virtual Result<PublishOutcome> publish(const NewMessage& msg) = 0;
+  // Many publishes in ONE transaction (group commit). Items fail independently
+  // (kRejected/kDuplicate); a storage failure fails the whole batch and nothing is kept.
+  virtual Result<std::vector<PublishOutcome>> publish_batch(
+      const std::vector<NewMessage>& msgs) = 0;
+  virtual Result<Message> get_message(const std::string& app_id,
+                                      const std::string& id_or_event_id) = 0;
+  virtual Result<Page<Message>> list_messages(const std::string& app_id,
+                                              const MessageFilter& filter,
+                                              const PageRequest& page) = 0;
+};
+
+// ---- deliveries: the queue ----
+struct ClaimRequest {
+  std::string lease_owner;  // e.g. node id + worker
+  Millis lease_ms = 30'000;
+  int limit = 100;
+};
+
+// What the dispatcher reports after one HTTP attempt.
+struct AttemptReport {
+  std::string delivery_id;
+  std::string lease_owner;  // must still hold the lease, else kConflict
+  Attempt attempt;          // ids other than `id` copied from the delivery by the store
+  enum class Next { kRetry, kDelivered, kDead } next = Next::kRetry;
+  Millis next_attempt_at = 0;  // kRetry only
+};
+
+struct DeadLetterFilter {
+  std::optional<std::string> app_id;
+  std::optional<std::string> endpoint_id;
+  std::optional<Millis> since;  // dead since (updated_at >= since)
+  std::optional<Millis> until;  // updated_at < until
+};
+
+class DeliveryStore {
+ public:
+  virtual ~DeliveryStore() = default;
+  // Leases up to `limit` due deliveries: pending with next_attempt_at <= now, or
+  // delivering with an expired lease; endpoint enabled; for a FIFO endpoint only the
+  // lowest-sequence open delivery of each (endpoint, ordering key). Oldest due first.
+  virtual Result<std::vector<Delivery>> claim_due(const ClaimRequest& req) = 0;
+  // One transaction: the attempt row + the delivery's new state. Returns the delivery as
+  // updated. kConflict if `lease_owner` no longer holds the lease.
+  virtual Result<Delivery> record_attempt(const AttemptReport& report) = 0;
+  // Many reports in ONE transaction (group commit for the dispatcher). Items fail
+  // independently (a lost lease is that item's kConflict); a storage failure fails the whole
+  // batch and nothing is kept.
+  virtual Result<std::vector<Result<Delivery>>> record_attempts(
+      const std::vector<AttemptReport>& reports) = 0;
+  // Graceful stop: every delivery leased by `lease_owner` goes back to pending, due now.
+  virtual Result<int> release_leases(const std::string& lease_owner) = 0;
+  virtual Result<Delivery> get_delivery(const std::string& id) = 0;
+  virtual Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) = 0;
+  virtual Result<std::int64_t> count_deliveries(DeliveryStatus status) = 0;
+
+  // Dead-letter queue.
+  virtual Result<Page<Delivery>> list_dead(const DeadLetterFilter& filter,
+                                           const PageRequest& page) = 0;
+  // Back to pending, attempts reset, due now; optionally to another endpoint of the same
+  // application. Each id must be dead (else kConflict, nothing changed). Audited in the
+  // same transaction.
+  virtual Result<int> replay_dead(const std::vector<std::string>& delivery_ids,
+                                  std::optional<std::string> to_endpoint_id,
+                                  const AuditEntry& audit) = 0;
+  virtual Result<int> discard_dead(const std::vector<std::string>& delivery_ids,
+                                   const AuditEntry& audit) = 0;
+  // Svix resend: a new pending delivery of the message to the endpoint.
+  virtual Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id) = 0;
+  // Svix recover: every dead delivery of the endpoint created since `since` goes back to
+  // pending (attempts reset). Returns how many.
+  virtual Result<int> recover(const std::string& endpoint_id, Millis since) = 0;
+};
+
+// ---- attempts ----
+class AttemptStore {
+ public:
+  virtual ~AttemptStore() = default;
+  virtual Result<Page<Attempt>> list_attempts_by_message(const std::string& msg_id,
+                                                         const PageRequest& page) = 0;
+  virtual Result<Page<Attempt>> list_attempts_by_endpoint(const std::string& endpoint_id,
+                                                          const PageRequest& page) = 0;
+};
+
+// ---- inbound inbox ----
+struct InboxInsertOutcome {
+  bool inserted = false;  // false: duplicate (source, event_id)
+  std::string id;         // the new row's id, or the existing row's id
+};
+
+struct InboxClaimRequest {
+  std::string lease_owner;
+  Millis lease_ms = 30'000;
+  int limit = 100;
+  std::optional<std::string> source;
+};
+
+struct InboxStatusUpdate {
+  std::string id;
+  std::string lease_owner;  // must hold the lease, else kConflict
+  InboxStatus to = InboxStatus::kProcessed;
+  std::string note;                       // goes to the history row
+  std::optional<Millis> next_attempt_at;  // for kRetry / kParked
+  std::optional<std::string> error;
+  bool count_attempt = false;         // increments attempts
+  std::optional<InboxEntity> entity;  // upserted in the same transaction
+};
+
+class InboxStore {
+ public:
+  virtual ~InboxStore() = default;
+  // INSERT ... ON CONFLICT (source, event_id) DO NOTHING; id/received_at assigned.
+  virtual Result<InboxInsertOutcome> inbox_insert(InboxEvent ev) = 0;
+  virtual Result<std::vector<InboxInsertOutcome>> inbox_insert_batch(
+      std::vector<InboxEvent> evs) = 0;
+  virtual Result<InboxEvent> inbox_get(const std::string& id) = 0;
+  virtual Result<InboxEvent> inbox_find(const std::string& source, const std::string& event_id) = 0;
+  virtual Result<Page<InboxEvent>> inbox_list(const std::optional<std::string>& source,
+                                              const std::optional<InboxStatus>& status,
+                                              const PageRequest& page) = 0;
+  // Leases due open events; per (source, entity key) only the first open one in order
+  // (sequence, then received time, then id) is claimable. Rows without an entity key are
+  // independent.
+  virtual Result<std::vector<InboxEvent>> inbox_claim(const InboxClaimRequest& req) = 0;
+  // Status change + history row (+ entity state) in one transaction; releases the lease.
+  virtual Result<InboxEvent> inbox_update_status(const InboxStatusUpdate& update) = 0;
+  virtual Result<std::vector<InboxHistoryEntry>> inbox_history(const std::string& id) = 0;
+  virtual Result<InboxEntity> inbox_entity(const std::string& source,
+                                           const std::string& entity_key) = 0;
+};
+
+// ---- idempotency keys ----
+struct IdempotencyBegin {
+  enum class Outcome {
+    kStarted,   // new (or expired) key: the caller owns it and must finish/mark_unknown
+    kReplay,    // completed with the same fingerprint: `record` holds the response
+    kInFlight,  // first request still running -> 409
+    kMismatch,  // different fingerprint -> 422
+    kUnknown,   // outcome unknown -> 409 outcome-unknown
+  };
+  Outcome outcome = Outcome::kStarted;
+  IdempotencyRecord record;
+};
+
+class IdempotencyStore {
+ public:
+  virtual ~IdempotencyStore() = default;
+  virtual Result<IdempotencyBegin> idem_begin(const std::string& scope, const std::string& key,
+                                              const std::string& fingerprint, Millis ttl_ms) = 0;
+  // in_flight -> completed with the response (kConflict from any other state).
+  virtual Status idem_finish(const std::string& scope, const std::string& key, std::int64_t status,
+                             const Headers& headers, const std::string& body) = 0;
+  virtual Status idem_mark_unknown(const std::string& scope, const std::string& key) = 0;
+  // Forget a key (upstream provably not called, or an operator resolved it).
+  virtual Status idem_release(const std::string& scope, const std::string& key) = 0;
+  virtual Result<IdempotencyRecord> idem_get(const std::string& scope, const std::string& key) = 0;
+  virtual Result<int> idem_purge_expired() = 0;
+};
+
+// ---- audit log ----
+struct AuditFilter {
+  std::optional<std::string> actor;
+  std::optional<std::string> action;
+  std::optional<std::string> target_id;
+};
+
+class AuditStore {
+ public:
+  virtual ~AuditStore() = default;
+  virtual Result<AuditEntry> append_audit(AuditEntry entry) = 0;
+  virtual Result<Page<AuditEntry>> list_audit(const AuditFilter& filter,
+                                              const PageRequest& page) = 0;
+};
+
+class Store : public ApplicationStore,
+              public EndpointStore,
+              public MessageStore,
+              public DeliveryStore,
+              public AttemptStore,
+              public InboxStore,
+              public IdempotencyStore,
+              public AuditStore {
+ public:
+  // Creates or upgrades the schema. Idempotent; safe to run at every start.
+  virtual Status migrate() = 0;
+  // The schema version after migrate() (0 for an empty database).
+  virtual Result<int> schema_version() = 0;
+};
+
+}  // namespace hookd::store

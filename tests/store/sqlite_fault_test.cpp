@@ -1,0 +1,278 @@
+// Atomicity under faults, SQLite backend: for every statement N of an operation (publish,
+// batch publish, record attempt, DLQ replay, inbox batch insert), make statement N fail —
+// or "crash" the process right before it (fork + _exit, then reopen the file) — and check
+// the database is then exactly the state before the operation, never half-done; and that
+// the operation run to the end leaves exactly the state after.
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store/sqlite/sqlite_store.hpp"
+#include "store/store_contract.hpp"
+
+namespace hookd::store::testing {
+namespace {
+
+using sqlite::FaultInjector;
+using sqlite::SqliteStore;
+
+// Counts statements; when armed, fails (or exits the process at) statement number `at`.
+class StatementFaults final : public FaultInjector {
+ public:
+  enum class Mode { kCount, kFail, kCrash };
+  void arm(Mode mode, int at) {
+    mode_ = mode;
+    at_ = at;
+    seen_ = 0;
+  }
+  int seen() const { return seen_; }
+  Status before_statement(std::string_view) override {
+    ++seen_;
+    if (mode_ == Mode::kCount || seen_ != at_) return {};
+    if (mode_ == Mode::kCrash) ::_exit(0);  // as kill -9: no commit, no cleanup
+    return fail(ErrorCode::kUnavailable, "injected fault");
+  }
+
+ private:
+  Mode mode_ = Mode::kCount;
+  int at_ = 0;
+  int seen_ = 0;
+};
+
+// Every row of every table, as text: equal snapshots mean equal databases.
+std::string snapshot(const std::string& path) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  std::string out;
+  std::vector<std::string> tables;
+  sqlite3_exec(
+      db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+      [](void* v, int, char** cols, char**) {
+        static_cast<std::vector<std::string>*>(v)->push_back(cols[0]);
+        return 0;
+      },
+      &tables, nullptr);
+  for (const auto& t : tables) {
+    out += "## " + t + "\n";
+    sqlite3_exec(
+        db, ("SELECT * FROM " + t + " ORDER BY 1").c_str(),
+        [](void* v, int n, char** cols, char**) {
+          auto* s = static_cast<std::string*>(v);
+          for (int i = 0; i < n; ++i)
+            *s += (cols[i] != nullptr ? cols[i] : "NULL") + std::string("|");
+          *s += "\n";
+          return 0;
+        },
+        &out, nullptr);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
+struct Ids {
+  std::string app, plain_ep, leased, dead;
+};
+
+struct Scenario {
+  std::string name;
+  std::function<bool(Store&, const Ids&)> op;  // true when the operation succeeded
+};
+
+void PrintTo(const Scenario& s, std::ostream* os) { *os << s.name; }
+
+class FaultTest : public ::testing::TestWithParam<Scenario> {
+ protected:
+  std::unique_ptr<Store> open_store() {
+    sqlite::SqliteOptions opts;
+    opts.path = path_;
+    opts.readers = 1;
+    opts.faults = faults_;
+    auto r = SqliteStore::open(opts, clock_, ids_);
+    EXPECT_TRUE(r.has_value());
+    return r ? std::move(*r) : nullptr;
+  }
+
+  // A fresh database with apps, endpoints (one FIFO), messages, a leased delivery and a
+  // dead one. Deterministic: same ids and times every time.
+  Ids build() {
+    std::filesystem::remove_all(dir_.path());
+    std::filesystem::create_directories(dir_.path());
+    clock_.set(1'700'000'000'000);
+    ids_.reset(0);
+    faults_->arm(StatementFaults::Mode::kCount, 0);
+    auto store = open_store();
+    EXPECT_TRUE(store->migrate().has_value());
+    Ids ids;
+    Application app;
+    app.name = "a";
+    ids.app = store->create_application(app)->id;
+    Endpoint ep;
+    ep.app_id = ids.app;
+    ep.url = "https://r.example/";
+    ep.secrets.current = "whsec_x";
+    ids.plain_ep = store->create_endpoint(ep)->id;
+    ep.fifo = true;
+    store->create_endpoint(ep);
+    NewMessage m;
+    m.app_id = ids.app;
+    m.event_type = "e";
+    m.payload = "{}";
+    m.ordering_key = "k";
+    store->publish(m);
+    store->publish(m);
+    auto claimed = store->claim_due(ClaimRequest{"w1", 30'000, 100}).value();
+    EXPECT_EQ(claimed.size(), 3u);  // 2 plain + the FIFO head
+    AttemptReport dead;
+    dead.delivery_id = claimed.at(0).id;
+    dead.lease_owner = "w1";
+    dead.next = AttemptReport::Next::kDead;
+    EXPECT_TRUE(store->record_attempt(dead).has_value());
+    ids.dead = claimed.at(0).id;
+    ids.leased = claimed.at(1).id;
+    clock_.advance(1000);
+    return ids;
+  }
+
+  TempDir dir_;
+  std::string path_ = (dir_.path() / "hookd.db").string();
+  FakeClock clock_;
+  FakeIds ids_;
+  std::shared_ptr<StatementFaults> faults_ = std::make_shared<StatementFaults>();
+};
+
+TEST_P(FaultTest, FailingAnyStatementLeavesExactlyBeforeOrAfter) {
+  const auto& scenario = GetParam();
+  Ids ids = build();
+  const std::string before = snapshot(path_);
+  const auto id_counter = ids_.counter();
+  int statements = 0;
+  {
+    auto store = open_store();
+    faults_->arm(StatementFaults::Mode::kCount, 0);
+    ASSERT_TRUE(scenario.op(*store, ids));
+    statements = faults_->seen();
+  }
+  const std::string after = snapshot(path_);
+  ASSERT_NE(before, after);
+  ASSERT_GT(statements, 2);
+
+  for (int n = 1; n <= statements; ++n) {
+    SCOPED_TRACE("failing statement " + std::to_string(n));
+    ids = build();
+    auto store = open_store();
+    faults_->arm(StatementFaults::Mode::kFail, n);
+    EXPECT_FALSE(scenario.op(*store, ids));
+    EXPECT_EQ(snapshot(path_), before);
+    // The store is still usable: the same operation then succeeds, with the same result.
+    ids_.reset(id_counter);
+    faults_->arm(StatementFaults::Mode::kCount, 0);
+    EXPECT_TRUE(scenario.op(*store, ids));
+    EXPECT_EQ(snapshot(path_), after);
+  }
+}
+
+TEST_P(FaultTest, CrashBeforeAnyStatementLosesOnlyUncommittedWork) {
+  const auto& scenario = GetParam();
+  Ids ids = build();
+  const std::string before = snapshot(path_);
+  int statements = 0;
+  {
+    auto store = open_store();
+    faults_->arm(StatementFaults::Mode::kCount, 0);
+    ASSERT_TRUE(scenario.op(*store, ids));
+    statements = faults_->seen();
+  }
+  const std::string after = snapshot(path_);
+
+  // n == statements + 1: the operation commits, then the process dies.
+  for (int n = 1; n <= statements + 1; ++n) {
+    SCOPED_TRACE("crash before statement " + std::to_string(n));
+    ids = build();
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      auto store = open_store();
+      faults_->arm(StatementFaults::Mode::kCrash, n);
+      const bool ok = store && scenario.op(*store, ids);
+      ::_exit(ok ? 0 : 3);  // no destructors: the connection is never closed cleanly
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    // Reopening runs SQLite's recovery; then the file holds exactly one of the two states.
+    { auto reopened = open_store(); }
+    EXPECT_EQ(snapshot(path_), n <= statements ? before : after);
+  }
+}
+
+const std::vector<Scenario> kScenarios = {
+    {"Publish",
+     [](Store& s, const Ids& ids) {
+       NewMessage m;
+       m.app_id = ids.app;
+       m.event_type = "e";
+       m.event_id = "evt-new";
+       m.payload = "{}";
+       m.ordering_key = "k";
+       auto r = s.publish(m);
+       return r.has_value() && r->deliveries_created == 2;
+     }},
+    {"BatchPublish",
+     [](Store& s, const Ids& ids) {
+       std::vector<NewMessage> batch(3);
+       for (auto& m : batch) {
+         m.app_id = ids.app;
+         m.event_type = "e";
+         m.payload = "{}";
+         m.ordering_key = "k";
+       }
+       batch[0].event_id = "x";
+       batch[1].app_id = "app_missing";  // rejected item: savepoint rolled back
+       batch[2].event_id = "x";          // duplicate of item 0
+       auto r = s.publish_batch(batch);
+       return r.has_value() && r->size() == 3;
+     }},
+    {"RecordAttempt",
+     [](Store& s, const Ids& ids) {
+       AttemptReport rep;
+       rep.delivery_id = ids.leased;
+       rep.lease_owner = "w1";
+       rep.attempt.response_status = 503;
+       rep.attempt.response_body = "busy";
+       rep.next = AttemptReport::Next::kRetry;
+       rep.next_attempt_at = 1'700'000'100'000;
+       return s.record_attempt(rep).has_value();
+     }},
+    {"RecordAttemptsBatch",
+     [](Store& s, const Ids& ids) {
+       std::vector<AttemptReport> reps(2);
+       reps[0].delivery_id = "dlv_not_leased";  // lost lease: savepoint rolled back
+       reps[0].lease_owner = "w1";
+       reps[1].delivery_id = ids.leased;
+       reps[1].lease_owner = "w1";
+       reps[1].next = AttemptReport::Next::kDelivered;
+       auto r = s.record_attempts(reps);
+       return r.has_value() && !(*r)[0].has_value() && (*r)[1].has_value();
+     }},
+    {"DlqReplay",
+     [](Store& s, const Ids& ids) {
+       return s.replay_dead({ids.dead}, std::nullopt, audit_entry("dlq.replay")).has_value();
+     }},
+    {"InboxBatchInsert",
+     [](Store& s, const Ids&) {
+       std::vector<InboxEvent> evs(3);
+       for (int i = 0; i < 3; ++i) {
+         evs[i].source = "src";
+         evs[i].event_id = "e" + std::to_string(i % 2);
+         evs[i].payload = "{}";
+       }
+       return s.inbox_insert_batch(evs).has_value();
+     }},
+};
+
+INSTANTIATE_TEST_SUITE_P(Sqlite, FaultTest, ::testing::ValuesIn(kScenarios),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace hookd::store::testing
