@@ -1,0 +1,144 @@
+#include "app/parts.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "app/store_factory.hpp"
+#include "app/store_gauges.hpp"
+#include "core/address_policy.hpp"
+#include "net/http_client_guard.hpp"
+#include "ops/masking.hpp"
+
+namespace hookd::app {
+namespace {
+
+ops::LogLevel to_ops(config::LogLevel level) {
+  switch (level) {
+    case config::LogLevel::kTrace:
+      return ops::LogLevel::kTrace;
+    case config::LogLevel::kDebug:
+      return ops::LogLevel::kDebug;
+    case config::LogLevel::kInfo:
+      return ops::LogLevel::kInfo;
+    case config::LogLevel::kWarn:
+      return ops::LogLevel::kWarn;
+    case config::LogLevel::kError:
+      return ops::LogLevel::kError;
+    case config::LogLevel::kOff:
+      return ops::LogLevel::kOff;
+  }
+  return ops::LogLevel::kInfo;
+}
+
+int io_threads(int configured) {
+  if (configured > 0) return configured;
+  return static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+}
+
+net::HttpServerOptions server_options(const config::ServerConfig& server,
+                                      const ListenAddress& listen) {
+  net::HttpServerOptions options;
+  options.listen_address = listen.host;
+  options.port = listen.port;
+  options.io_threads = io_threads(server.io_threads);
+  options.max_header_bytes = server.max_header_bytes;
+  options.max_body_bytes = server.max_body_bytes;
+  options.max_target_bytes = server.max_url_bytes;
+  options.max_connections = static_cast<std::size_t>(server.max_connections);
+  options.request_read_timeout = server.read_timeout;
+  options.idle_timeout = server.idle_timeout;
+  return options;
+}
+
+}  // namespace
+
+Status App::Parts::build(AppOptions options) {
+  auto address = parse_listen_address(config.server.listen);
+  if (!address) return std::unexpected(address.error());
+  listen = *address;
+  if (auto logged = build_logger(options); !logged) return logged;
+  ids = std::make_unique<SystemIdGenerator>(clock, make_system_id_random());
+  metrics = std::make_unique<ops::HookdMetrics>(registry);
+  auto opened = open_store(config.database, clock, *ids);
+  if (!opened) return std::unexpected(opened.error());
+  store = std::move(*opened);
+  register_store_gauges(registry, *store, clock);
+  if (auto client_built = build_client(); !client_built) return client_built;
+  build_server();
+  return {};
+}
+
+Status App::Parts::build_logger(const AppOptions& options) {
+  auto masker = ops::Masker::create(ops::MaskingConfig{config.logging.masked_pointers, true});
+  if (!masker) return std::unexpected(masker.error());
+  ops::LogOptions log_options;
+  log_options.level = to_ops(config.logging.level);
+  log_options.format = config.logging.format == config::LogFormat::kText ? ops::LogFormat::kText
+                                                                         : ops::LogFormat::kJson;
+  auto sink = options.log_sink ? options.log_sink : ops::make_stderr_sink();
+  logger = std::make_unique<ops::Logger>(log_options, std::move(sink),
+                                         std::make_shared<const ops::Masker>(std::move(*masker)));
+  return {};
+}
+
+Status App::Parts::build_client() {
+  auto policy = AddressPolicy::from_strings(config.ssrf.allowed_subnets);
+  if (!policy) return std::unexpected(policy.error());
+  net::HttpClientOptions options;
+  options.connect_timeout = config.delivery.connect_timeout;
+  options.total_timeout = config.delivery.timeout;
+  options.body_limit = config.delivery.max_response_body_bytes;
+  options.address_guard = net::make_address_guard(std::move(*policy));
+  client = std::make_unique<net::HttpClient>(std::move(options));
+  return {};
+}
+
+void App::Parts::build_server() {
+  RouterRoutes routes;
+  routes.readiness = [this] { return readiness(); };
+  if (config.metrics.enabled) {
+    routes.metrics = [this] { return registry.render(); };
+    routes.metrics_path = config.metrics.path;
+  }
+  router = std::make_unique<Router>(std::move(routes));
+  server = std::make_unique<net::HttpServer>(
+      server_options(config.server, listen),
+      [this](net::HttpRequest request, net::Responder responder) {
+        router->handle(std::move(request), Respond(std::move(responder)));
+      });
+}
+
+Status App::Parts::start() {
+  started = true;
+  if (auto migrated = store->migrate(); !migrated) return migrated;
+  client->start();
+  client_started = true;
+  if (auto listening = server->start(); !listening) return listening;
+  server_started = true;
+  ready = true;
+  logger->info(
+      "hookd.started",
+      {{"listen", listen.host}, {"port", server->local_port()}, {"database", config.database.url}});
+  return {};
+}
+
+void App::Parts::stop() {
+  if (!started) return;
+  started = false;
+  ready = false;
+  logger->info("hookd.stopping");
+  if (server_started) server->stop(config.server.shutdown_grace);
+  if (client_started) client->stop();
+  server_started = client_started = false;
+  logger->info("hookd.stopped");
+  logger->flush();
+}
+
+Status App::Parts::readiness() const {
+  if (!ready) return fail(ErrorCode::kUnavailable, "not started or stopping");
+  auto version = store->schema_version();
+  if (!version) return std::unexpected(version.error());
+  return {};
+}
+
+}  // namespace hookd::app
