@@ -122,6 +122,12 @@ struct AttemptReport {
   Millis next_attempt_at = 0;  // kRetry only
 };
 
+// A leased delivery handed back without an attempt (e.g. its endpoint's gate said "wait").
+struct Deferral {
+  std::string delivery_id;
+  Millis next_attempt_at = 0;
+};
+
 struct DeadLetterFilter {
   std::optional<std::string> app_id;
   std::optional<std::string> endpoint_id;
@@ -146,6 +152,11 @@ class DeliveryStore {
       const std::vector<AttemptReport>& reports) = 0;
   // Graceful stop: every delivery leased by `lease_owner` goes back to pending, due now.
   virtual Result<int> release_leases(const std::string& lease_owner) = 0;
+  // Hands leased deliveries back without counting an attempt: pending, due at
+  // next_attempt_at, lease cleared. Items `lease_owner` no longer holds are skipped. One
+  // transaction; returns how many changed.
+  virtual Result<int> defer_deliveries(const std::vector<Deferral>& items,
+                                       const std::string& lease_owner) = 0;
   virtual Result<Delivery> get_delivery(const std::string& id) = 0;
   virtual Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) = 0;
   virtual Result<std::int64_t> count_deliveries(DeliveryStatus status) = 0;

@@ -147,6 +147,25 @@ TEST_P(QueueTest, ReleaseLeasesReturnsWorkForOthers) {
   EXPECT_EQ(claim("w2").size(), 2u);
 }
 
+TEST_P(QueueTest, DeferGivesLeasesBackWithoutCountingAnAttempt) {
+  publish(app_.id, "e");
+  publish(app_.id, "e");
+  auto claimed = claim("w1");
+  ASSERT_EQ(claimed.size(), 2u);
+  const Millis later = clock_.now_ms() + 5'000;
+  std::vector<Deferral> items{{claimed[0].id, later}, {claimed[1].id, later}};
+  EXPECT_EQ(store_->defer_deliveries(items, "w2").value(), 0);  // not w2's leases
+  EXPECT_EQ(store_->defer_deliveries(items, "w1").value(), 2);
+  auto d = store_->get_delivery(claimed[0].id).value();
+  EXPECT_EQ(d.status, DeliveryStatus::kPending);
+  EXPECT_EQ(d.attempts, 0);
+  EXPECT_EQ(d.next_attempt_at, later);
+  EXPECT_FALSE(d.lease_owner.has_value());
+  EXPECT_TRUE(claim("w2").empty());  // not due yet
+  clock_.advance(5'000);
+  EXPECT_EQ(claim("w2").size(), 2u);
+}
+
 TEST_P(QueueTest, DisabledEndpointIsNotClaimed) {
   publish(app_.id, "e");
   ASSERT_TRUE(store_->set_endpoint_disabled(app_.id, ep_.id, true, "x", std::nullopt));

@@ -1,6 +1,7 @@
 // Applications and event types on SQLite.
 #include <fmt/format.h>
 
+#include "hookd/ids.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -29,7 +30,7 @@ Result<EventType> load_event_type(Connection& c, const std::string& name) {
 Result<Application> SqliteStore::create_application(Application app) {
   return write([&](Connection& c) -> Result<Application> {
     const Millis now = clock_.now_ms();
-    app.id = ids_.next("app");
+    app.id = ids_.next(id_prefix::kApplication);
     app.created_at = app.updated_at = now;
     HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO applications ({}) VALUES (?,?,?,?,?,?,?)",
                                          kAppColumns)));

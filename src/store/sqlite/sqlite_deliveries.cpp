@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "hookd/ids.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 #include "store/sqlite/try.hpp"
@@ -91,7 +92,7 @@ Result<Delivery> SqliteStore::record_attempt_in_tx(Connection& c, const AttemptR
   }
   Delivery d = read_delivery(up);
   HOOKD_CHECK(up.run());  // finish the statement before the next one
-  a.id = ids_.next("atmpt");
+  a.id = ids_.next(id_prefix::kAttempt);
   a.delivery_id = d.id;
   a.msg_id = d.msg_id;
   a.endpoint_id = d.endpoint_id;
@@ -130,6 +131,23 @@ Result<int> SqliteStore::release_leases(const std::string& lease_owner) {
                             "WHERE lease_owner = ? AND status = 'delivering'"));
     HOOKD_CHECK(up.bind_all(clock_.now_ms(), lease_owner).run());
     return static_cast<int>(c.changes());
+  });
+}
+
+Result<int> SqliteStore::defer_deliveries(const std::vector<Deferral>& items,
+                                          const std::string& lease_owner) {
+  return write([&](Connection& c) -> Result<int> {
+    const Millis now = clock_.now_ms();
+    int changed = 0;
+    for (const auto& item : items) {
+      // Cached per SQL text; each borrow is a freshly reset statement.
+      HOOKD_TRY(up, c.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, "
+                              "lease_owner = NULL, lease_until = NULL, updated_at = ? "
+                              "WHERE id = ? AND lease_owner = ? AND status = 'delivering'"));
+      HOOKD_CHECK(up.bind_all(item.next_attempt_at, now, item.delivery_id, lease_owner).run());
+      changed += static_cast<int>(c.changes());
+    }
+    return changed;
   });
 }
 

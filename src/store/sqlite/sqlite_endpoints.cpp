@@ -1,6 +1,7 @@
 // Endpoints on SQLite: CRUD, secret rotation, enable/disable (audited).
 #include <fmt/format.h>
 
+#include "hookd/ids.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -31,7 +32,7 @@ Status require_application(Connection& c, const std::string& app_id) {
 Result<Endpoint> SqliteStore::create_endpoint(Endpoint ep) {
   return write([&](Connection& c) -> Result<Endpoint> {
     HOOKD_CHECK(require_application(c, ep.app_id));
-    ep.id = ids_.next("ep");
+    ep.id = ids_.next(id_prefix::kEndpoint);
     ep.created_at = ep.updated_at = clock_.now_ms();
     HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO endpoints ({}) VALUES "
                                          "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",

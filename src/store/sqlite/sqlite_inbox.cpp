@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "hookd/ids.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -73,7 +74,7 @@ Result<InboxEvent> load_inbox(Connection& c, std::string_view where, const std::
 
 Result<InboxInsertOutcome> SqliteStore::inbox_insert_in_tx(Connection& c, InboxEvent& ev,
                                                            Millis now) {
-  ev.id = ids_.next("in");
+  ev.id = ids_.next(id_prefix::kInbound);
   ev.received_at = now;
   ev.status = InboxStatus::kReceived;
   ev.next_attempt_at = now;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "hookd/ids.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -99,8 +100,15 @@ Result<PublishOutcome> SqliteStore::publish_in_tx(Connection& c, const NewMessag
 
   PublishOutcome out;
   Message& m = out.message;
-  m = Message{ids_.next("msg"), in.app_id,       in.event_type, in.event_id, in.channels,
-              in.payload,       in.ordering_key, std::nullopt,  now};
+  m = Message{ids_.next(id_prefix::kMessage),
+              in.app_id,
+              in.event_type,
+              in.event_id,
+              in.channels,
+              in.payload,
+              in.ordering_key,
+              std::nullopt,
+              now};
   // Insert first, ON CONFLICT DO NOTHING: a duplicate event id is detected by the unique
   // key, never by select-then-insert.
   HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO messages ({}) VALUES (?,?,?,?,?,?,?,?,?) "

@@ -1,4 +1,5 @@
 #include "store/sqlite/sqlite_store.hpp"
+#include "hookd/ids.hpp"
 
 #include <fmt/format.h>
 
@@ -64,7 +65,7 @@ Result<int> SqliteStore::schema_version() {
 // ---- audit log ----
 
 Result<AuditEntry> SqliteStore::append_audit_in_tx(Connection& c, AuditEntry entry, Millis now) {
-  entry.id = ids_.next("audit");
+  entry.id = ids_.next(id_prefix::kAudit);
   entry.at = now;
   HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO audit_log ({}) VALUES (?,?,?,?,?,?,?,?,?)",
                                        kAuditColumns)));

@@ -78,6 +78,8 @@ class SqliteStore final : public Store {
   Result<std::vector<Result<Delivery>>> record_attempts(
       const std::vector<AttemptReport>& reports) override;
   Result<int> release_leases(const std::string& lease_owner) override;
+  Result<int> defer_deliveries(const std::vector<Deferral>& items,
+                               const std::string& lease_owner) override;
   Result<Delivery> get_delivery(const std::string& id) override;
   Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) override;
   Result<std::int64_t> count_deliveries(DeliveryStatus status) override;

@@ -1,0 +1,150 @@
+// Inside the Dispatcher (see dispatcher.hpp). One dispatcher thread owns everything below
+// except the Mailbox: the endpoint cache with each endpoint's EndpointGate, the deliveries
+// waiting for their gate, the attempts in flight. HTTP completions arrive on the sender's
+// thread and are posted to the Mailbox (a mutex + condition variable shared with the
+// callbacks, so a late callback after stop() is harmless); the dispatcher thread takes them
+// in batches, records them in one store call, and re-asks the gates.
+// Thread-safety: only the dispatcher thread touches Impl's state, except mailbox_ (own lock)
+// and stats_ (own lock).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/endpoint_gate.hpp"
+#include "hookd/retry.hpp"
+#include "hookd/signing.hpp"
+#include "outbound/dispatcher.hpp"
+#include "store/store.hpp"
+
+namespace hookd::outbound {
+
+struct Completion {
+  std::uint64_t job_id = 0;
+  net::AttemptResult result;
+};
+
+// Shared with the sender's callbacks.
+struct Mailbox {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<Completion> completions;
+  bool woken = false;
+  bool stopping = false;
+
+  void post(Completion completion);
+  void wake();
+};
+
+// One claimed delivery while this dispatcher holds its lease.
+struct Job {
+  store::Delivery delivery;
+  store::Message message;
+  TimePoint held_since{};
+  CircuitPermit permit;
+  TimePoint started{};
+  std::string url;
+};
+
+struct EndpointState {
+  store::Endpoint endpoint;
+  TimePoint fetched_at{};
+  bool usable = false;  // enabled, signer and policy built
+  std::optional<Signer> signer;
+  std::optional<RetryPolicy> policy;
+  std::optional<EndpointGate> gate;
+  std::deque<Job> waiting;            // claim order; admitted from the front
+  std::optional<TimePoint> retry_at;  // don't re-ask the gate before this
+  bool circuit_open = false;
+};
+
+// A held delivery handed back to the store without an attempt, due again at `at`.
+struct GiveBack {
+  std::string delivery_id;
+  TimePoint at{};
+};
+
+// An attempt whose result is decided but not yet stored (kept for a retry if the store fails).
+struct Finished {
+  Job job;
+  RetryDecision decision;
+  store::AttemptReport report;
+};
+
+class Dispatcher::Impl {
+ public:
+  Impl(DispatcherOptions options, DispatcherDeps deps);
+  Status start();
+  void stop();
+  void wake() { mailbox_->wake(); }
+  DispatcherStats stats() const;
+
+ private:
+  using Steady = std::chrono::steady_clock;
+
+  void run();
+  struct Inbox {
+    std::vector<Completion> completions;
+    bool woken = false;
+    bool stopping = false;
+  };
+  Inbox wait_for_work(Steady::time_point deadline, bool completions_only);
+  Steady::time_point next_deadline(Steady::time_point next_claim, TimePoint now) const;
+
+  // Claiming (dispatcher.cpp).
+  bool claim();  // true when the batch was full (more may be due)
+  EndpointState* endpoint_state(const std::string& app_id, const std::string& endpoint_id,
+                                TimePoint now);
+  bool refresh(EndpointState& state, TimePoint now);
+  void accept(store::Delivery delivery, TimePoint now);
+  void give_back(const store::Delivery& delivery, TimePoint at);
+  void flush_give_backs();
+  void drain_and_release();
+  std::int64_t held() const;
+
+  // Admission and sending (dispatcher_send.cpp).
+  void pump_all(TimePoint now);
+  void pump(EndpointState& state, TimePoint now);
+  void send(EndpointState& state, Job job, TimePoint now);
+  void note_transition(EndpointState& state, const std::optional<CircuitTransition>& t);
+
+  // Completions (dispatcher_record.cpp).
+  void complete(std::vector<Completion> completions);
+  void record(std::vector<Finished> finished);
+  void after_recorded(Finished& item, const Result<store::Delivery>& stored);
+  void disable_endpoint(const Finished& item);
+  void count_attempt(const net::AttemptResult& result);
+
+  DispatcherOptions options_;
+  DispatcherDeps deps_;
+  std::string owner_;
+  std::shared_ptr<Mailbox> mailbox_ = std::make_shared<Mailbox>();
+  std::thread thread_;
+  bool started_ = false;
+
+  std::map<std::string, EndpointState> endpoints_;  // by endpoint id
+  std::unordered_map<std::uint64_t, Job> in_flight_;
+  std::uint64_t next_job_id_ = 1;
+  std::vector<Finished> unrecorded_;
+  std::vector<GiveBack> give_backs_;
+
+  mutable std::mutex stats_mutex_;
+  DispatcherStats stats_;
+  template <class F>
+  void update_stats(F&& f) {
+    std::lock_guard lock(stats_mutex_);
+    f(stats_);
+  }
+};
+
+}  // namespace hookd::outbound

@@ -1,0 +1,166 @@
+// Completions: decide each attempt's next state, record attempts in batches, update gates,
+// metrics and endpoints (see dispatcher_impl.hpp).
+#include <algorithm>
+#include <utility>
+
+#include "ops/hookd_metrics.hpp"
+#include "ops/log.hpp"
+#include "outbound/attempt_outcome.hpp"
+#include "outbound/dispatcher_impl.hpp"
+
+namespace hookd::outbound {
+namespace {
+
+std::string_view outcome_label(RetryDecision::Kind kind) {
+  switch (kind) {
+    case RetryDecision::Kind::kDelivered:
+      return "delivered";
+    case RetryDecision::Kind::kRetry:
+      return "retry_scheduled";
+    default:
+      return "dead_lettered";
+  }
+}
+
+double seconds(Duration d) { return static_cast<double>(d.count()) / 1000.0; }
+
+}  // namespace
+
+void Dispatcher::Impl::complete(std::vector<Completion> completions) {
+  const TimePoint now = deps_.clock.now();
+  std::vector<Finished> finished;
+  finished.reserve(completions.size());
+  for (auto& c : completions) {
+    auto node = in_flight_.extract(c.job_id);
+    if (node.empty()) continue;
+    Job job = std::move(node.mapped());
+    auto state_it = endpoints_.find(job.delivery.endpoint_id);
+    if (state_it == endpoints_.end()) continue;  // cannot happen: endpoints in use stay
+    EndpointState& state = state_it->second;
+    const auto& r = c.result;
+    note_transition(state,
+                    state.gate->finish(job.permit, health_of(r), now, deps_.random.uniform01()));
+    if (r.error == net::TransportError::kCancelled && !r.request_sent) {
+      give_back(job.delivery, now);  // never went out: not an attempt
+      continue;
+    }
+    count_attempt(r);
+    const int attempts_made = static_cast<int>(job.delivery.attempts) + 1;
+    const TimePoint first = job.delivery.first_attempt_at
+                                ? TimePoint(Duration(*job.delivery.first_attempt_at))
+                                : job.started;
+    RetryDecision decision =
+        state.policy->next(outcome_of(r), attempts_made, first, now, deps_.random.uniform01());
+    store::AttemptReport report;
+    report.delivery_id = job.delivery.id;
+    report.lease_owner = owner_;
+    report.attempt = attempt_row(r, job.url, job.started, options_.body_excerpt_bytes);
+    report.next = next_state(decision.kind);
+    report.next_attempt_at = decision.retry_at.time_since_epoch().count();
+    if (report.attempt.error && !decision.reason.empty()) {
+      *report.attempt.error += " (" + decision.reason + ")";
+    }
+    finished.push_back({std::move(job), std::move(decision), std::move(report)});
+  }
+  record(std::move(finished));
+}
+
+void Dispatcher::Impl::record(std::vector<Finished> finished) {
+  const auto batch = static_cast<std::size_t>(std::max(1, options_.record_batch));
+  for (std::size_t begin = 0; begin < finished.size(); begin += batch) {
+    const std::size_t end = std::min(finished.size(), begin + batch);
+    std::vector<store::AttemptReport> reports;
+    for (std::size_t i = begin; i < end; ++i) reports.push_back(finished[i].report);
+    auto stored = deps_.store.record_attempts(reports);
+    if (!stored) {
+      update_stats([](auto& s) { ++s.store_errors; });
+      if (deps_.logger) {
+        deps_.logger->error("dispatcher.record_failed", {{"error", stored.error().message}});
+      }
+      for (std::size_t i = begin; i < end; ++i) unrecorded_.push_back(std::move(finished[i]));
+      continue;
+    }
+    for (std::size_t i = begin; i < end; ++i) after_recorded(finished[i], (*stored)[i - begin]);
+  }
+}
+
+void Dispatcher::Impl::after_recorded(Finished& item, const Result<store::Delivery>& stored) {
+  const auto& d = item.job.delivery;
+  if (!stored) {
+    update_stats([](auto& s) { ++s.lost_leases; });
+    if (deps_.logger) {
+      deps_.logger->warn("dispatcher.lease_lost",
+                         {{"delivery", d.id}, {"error", stored.error().message}});
+    }
+    return;
+  }
+  const auto kind = item.decision.kind;
+  update_stats([&](auto& s) {
+    ++s.attempts;
+    if (kind == RetryDecision::Kind::kDelivered) ++s.delivered;
+    if (kind == RetryDecision::Kind::kRetry) ++s.retries_scheduled;
+    if (item.decision.is_final() && kind != RetryDecision::Kind::kDelivered) ++s.dead_lettered;
+    if (kind == RetryDecision::Kind::kDeadLetterAlert) ++s.alerts;
+  });
+  if (auto* m = deps_.metrics) {
+    m->deliveries.with({std::string(outcome_label(kind))}).inc();
+    if (item.decision.is_final()) {
+      m->attempts_per_delivery.get().observe(static_cast<double>(stored->attempts));
+    }
+    if (kind == RetryDecision::Kind::kDelivered) {
+      const auto latency = deps_.clock.now() - TimePoint(Duration(item.job.message.created_at));
+      m->end_to_end.get().observe(seconds(latency));
+    }
+  }
+  if (kind == RetryDecision::Kind::kDeadLetterAlert && deps_.logger) {
+    deps_.logger->warn("delivery.alert",
+                       {{"delivery", d.id},
+                        {"endpoint", d.endpoint_id},
+                        {"status", item.report.attempt.response_status.value_or(0)},
+                        {"reason", item.decision.reason}});
+  } else if (item.decision.is_final() && kind != RetryDecision::Kind::kDelivered && deps_.logger) {
+    deps_.logger->info(
+        "delivery.dead_lettered",
+        {{"delivery", d.id}, {"endpoint", d.endpoint_id}, {"reason", item.decision.reason}});
+  }
+  if (kind == RetryDecision::Kind::kDisableEndpoint) disable_endpoint(item);
+}
+
+void Dispatcher::Impl::disable_endpoint(const Finished& item) {
+  const auto& d = item.job.delivery;
+  const std::string reason = "HTTP 410 Gone from " + item.job.url;
+  store::AuditEntry audit;
+  audit.actor = owner_;
+  audit.action = "endpoint.disable";
+  audit.target_type = "endpoint";
+  audit.target_id = d.endpoint_id;
+  audit.reason = reason;
+  audit.before = R"({"disabled":false})";
+  audit.after = R"({"disabled":true})";
+  auto disabled = deps_.store.set_endpoint_disabled(d.app_id, d.endpoint_id, true, reason, audit);
+  if (!disabled) {
+    update_stats([](auto& s) { ++s.store_errors; });
+    if (deps_.logger) {
+      deps_.logger->error("dispatcher.disable_failed",
+                          {{"endpoint", d.endpoint_id}, {"error", disabled.error().message}});
+    }
+    return;
+  }
+  update_stats([](auto& s) { ++s.endpoints_disabled; });
+  if (deps_.logger) {
+    deps_.logger->warn("endpoint.disabled", {{"endpoint", d.endpoint_id}, {"reason", reason}});
+  }
+  if (auto it = endpoints_.find(d.endpoint_id); it != endpoints_.end()) {
+    it->second.fetched_at = {};  // re-read at the next pump: disabled -> its backlog goes back
+  }
+}
+
+void Dispatcher::Impl::count_attempt(const net::AttemptResult& result) {
+  auto* m = deps_.metrics;
+  if (m == nullptr) return;
+  const std::string label(metric_result(result));
+  m->attempts.with({label}).inc();
+  m->attempt_duration.with({label}).observe(std::chrono::duration<double>(result.duration).count());
+}
+
+}  // namespace hookd::outbound

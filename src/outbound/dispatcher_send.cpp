@@ -1,0 +1,96 @@
+// Admission through each endpoint's gate, and sending (see dispatcher_impl.hpp).
+#include <utility>
+
+#include "ops/log.hpp"
+#include "outbound/dispatcher_impl.hpp"
+#include "outbound/endpoint_settings.hpp"
+
+namespace hookd::outbound {
+
+void Dispatcher::Impl::pump_all(TimePoint now) {
+  for (auto it = endpoints_.begin(); it != endpoints_.end();) {
+    pump(it->second, now);
+    // Forget idle endpoints whose record is stale (deleted or long unused); the next claim
+    // re-reads them. Endpoints with a live gate state (in flight, circuit open) stay.
+    const bool idle = it->second.waiting.empty() && !it->second.circuit_open &&
+                      (!it->second.gate || it->second.gate->concurrency().in_flight() == 0);
+    if (idle && now - it->second.fetched_at > options_.endpoint_ttl * 60) {
+      it = endpoints_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  update_stats([&](auto& s) {
+    s.held = held();
+    s.in_flight = static_cast<std::int64_t>(in_flight_.size());
+  });
+}
+
+void Dispatcher::Impl::pump(EndpointState& state, TimePoint now) {
+  if (state.waiting.empty()) return;
+  if (now - state.fetched_at >= options_.endpoint_ttl) refresh(state, now);
+  if (!state.usable) {
+    for (const auto& job : state.waiting) give_back(job.delivery, now + options_.poll_interval);
+    state.waiting.clear();
+    return;
+  }
+  const auto lease_half = options_.lease / 2;
+  while (!state.waiting.empty()) {
+    if (state.retry_at && now < *state.retry_at) return;
+    state.retry_at.reset();
+    if (now - state.waiting.front().held_since > lease_half) {
+      // Held too long for the lease: hand it back rather than risk a second owner.
+      give_back(state.waiting.front().delivery, now);
+      state.waiting.pop_front();
+      continue;
+    }
+    Admission admission = state.gate->admit(now);
+    note_transition(state, admission.transition);
+    if (admission.admitted()) {
+      Job job = std::move(state.waiting.front());
+      state.waiting.pop_front();
+      job.permit = admission.permit;
+      send(state, std::move(job), now);
+      continue;
+    }
+    state.retry_at = admission.retry_at;  // kBusy without a time: re-asked after a finish()
+    if (admission.verdict == GateVerdict::kWait &&
+        *state.retry_at - now > options_.local_wait_limit) {
+      // A long wait (open circuit): the store keeps them meanwhile, no attempt counted.
+      for (const auto& job : state.waiting) give_back(job.delivery, *state.retry_at);
+      state.waiting.clear();
+    }
+    return;
+  }
+}
+
+void Dispatcher::Impl::send(EndpointState& state, Job job, TimePoint now) {
+  RequestDefaults defaults{"hookd/" + options_.version, options_.connect_timeout,
+                           options_.total_timeout};
+  net::OutboundRequest request =
+      build_request(state.endpoint, job.message, *state.signer, now, defaults);
+  job.started = now;
+  job.url = state.endpoint.url;
+  const std::uint64_t id = next_job_id_++;
+  in_flight_.emplace(id, std::move(job));
+  // The callback only touches the shared mailbox: safe even after the dispatcher is gone.
+  deps_.sender.send(std::move(request), [mailbox = mailbox_, id](net::AttemptResult result) {
+    mailbox->post({id, std::move(result)});
+  });
+}
+
+void Dispatcher::Impl::note_transition(EndpointState& state,
+                                       const std::optional<CircuitTransition>& t) {
+  if (!t) return;
+  const bool open = t->to != CircuitState::kClosed;
+  if (open == state.circuit_open) return;
+  state.circuit_open = open;
+  update_stats([&](auto& s) { s.open_circuits += open ? 1 : -1; });
+  if (deps_.logger) {
+    deps_.logger->warn(
+        open ? "circuit.opened" : "circuit.closed",
+        {{"endpoint", state.endpoint.id}, {"consecutive_failures", t->consecutive_failures}});
+  }
+}
+
+}  // namespace hookd::outbound

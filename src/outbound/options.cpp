@@ -1,0 +1,55 @@
+// DispatcherOptions from the [delivery] (and [server]) configuration.
+#include <algorithm>
+#include <limits>
+
+#include "config/config.hpp"
+#include "outbound/dispatcher.hpp"
+
+namespace hookd::outbound {
+namespace {
+
+RetryPolicyConfig retry_from(const config::RetryConfig& r) {
+  RetryPolicyConfig c;
+  c.max_attempts = r.max_attempts;
+  c.max_age = r.max_age;
+  c.base_delay = r.backoff_base;
+  c.max_delay = r.backoff_max;
+  if (!r.schedule.empty()) {
+    c.backoff = BackoffKind::kSchedule;
+    c.schedule = r.schedule;
+    // The config's schedule repeats its last delay; RetryPolicy caps attempts at its length
+    // + 1, so pad it up to max_attempts.
+    while (static_cast<int>(c.schedule.size()) + 1 < c.max_attempts) {
+      c.schedule.push_back(c.schedule.back());
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+DispatcherOptions DispatcherOptions::from(const config::Config& config) {
+  const auto& d = config.delivery;
+  DispatcherOptions o;
+  o.poll_interval = d.poll_interval;
+  o.lease = d.lease_duration;
+  o.claim_batch = std::max(1, d.claim_batch_size);
+  o.max_held = std::max(o.claim_batch, d.workers * std::max(1, d.endpoint_concurrency) * 4);
+  o.connect_timeout = d.connect_timeout;
+  o.total_timeout = d.timeout;
+  o.body_excerpt_bytes = d.max_response_body_bytes;
+  o.stop_grace = config.server.shutdown_grace;
+  o.record_batch = std::max(1, d.claim_batch_size);
+  o.retry = retry_from(d.retry);
+  o.gate.max_in_flight = static_cast<std::uint32_t>(std::max(0, d.endpoint_concurrency));
+  o.gate.rate.per_second = static_cast<std::uint32_t>(std::max(0, d.default_rate_limit));
+  // 0 turns the breaker off: a threshold no endpoint reaches.
+  o.gate.breaker.failure_threshold = d.circuit_failure_threshold > 0
+                                         ? d.circuit_failure_threshold
+                                         : std::numeric_limits<int>::max();
+  o.gate.breaker.base_cooldown = d.circuit_cooldown;
+  o.gate.breaker.max_cooldown = std::max(d.circuit_cooldown, o.gate.breaker.max_cooldown);
+  return o;
+}
+
+}  // namespace hookd::outbound

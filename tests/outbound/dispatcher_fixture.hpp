@@ -1,0 +1,211 @@
+// Shared fixture of the dispatcher tests: a real SQLite store on a temp file, the real
+// HttpClient (SSRF guard allow-listing 127.0.0.0/8) against a TestReceiver on loopback, and
+// a Dispatcher with short delays. Waits are bounded polls on counts, never fixed sleeps.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/address_policy.hpp"
+#include "net/http_client.hpp"
+#include "net/http_client_guard.hpp"
+#include "ops/hookd_metrics.hpp"
+#include "ops/metrics.hpp"
+#include "outbound/dispatcher.hpp"
+#include "store/clock.hpp"
+#include "store/sqlite/sqlite_store.hpp"
+#include "store/store_contract.hpp"
+#include "support/test_receiver.hpp"
+
+namespace hookd::outbound::testing {
+
+using namespace std::chrono_literals;
+using hookd::testing::ReceivedRequest;
+using hookd::testing::ReceiverBehavior;
+using hookd::testing::TestReceiver;
+
+inline constexpr const char* kSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+// Polls `done` every 5 ms until it holds or `timeout` passes.
+inline bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout = 15s) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return done();
+}
+
+class DispatcherTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // Short delays: base 20 ms, max 200 ms, 5 attempts, poll 50 ms.
+  static DispatcherOptions fast_options();
+  void start_dispatcher(DispatcherOptions options = fast_options());
+
+  store::Endpoint add_endpoint(const std::string& path,
+                               const std::function<void(store::Endpoint&)>& tweak = {});
+  store::Message publish(const std::string& payload,
+                         std::optional<std::string> ordering_key = std::nullopt,
+                         std::string event_type = "order.created");
+
+  std::vector<store::Delivery> deliveries_of(const std::string& msg_id);
+  std::int64_t count(store::DeliveryStatus status);
+  std::size_t requests_to(const std::string& path) const;
+  std::size_t attempt_rows_of_endpoint(const std::string& endpoint_id);
+  bool wait_status(const std::string& msg_id, store::DeliveryStatus status,
+                   std::chrono::milliseconds timeout = 15s);
+  std::uint64_t delivery_metric(const std::string& outcome);
+
+  store::testing::TempDir dir_;
+  store::SystemClock store_clock_;
+  store::testing::FakeIds ids_;
+  std::unique_ptr<store::Store> store_;
+  TestReceiver receiver_;
+  std::unique_ptr<net::HttpClient> client_;
+  std::unique_ptr<HttpClientSender> sender_;
+  SystemClock clock_;
+  SystemRandom random_;
+  ops::Registry registry_;
+  ops::HookdMetrics metrics_{registry_};
+  std::unique_ptr<Dispatcher> dispatcher_;
+  store::Application app_;
+};
+
+// ---- definitions (header-only: the test glob only picks up *_test.cpp) ----
+
+inline void DispatcherTest::SetUp() {
+  store::sqlite::SqliteOptions options;
+  options.path = (dir_.path() / "hookd.db").string();
+  options.synchronous = "NORMAL";
+  auto opened = store::sqlite::SqliteStore::open(options, store_clock_, ids_);
+  ASSERT_TRUE(opened.has_value()) << opened.error().message;
+  store_ = std::move(*opened);
+  ASSERT_TRUE(store_->migrate().has_value());
+  receiver_.start();
+  net::HttpClientOptions client_options;
+  const std::vector<std::string> loopback{"127.0.0.0/8"};
+  client_options.address_guard = net::make_address_guard(*AddressPolicy::from_strings(loopback));
+  client_ = std::make_unique<net::HttpClient>(client_options);
+  client_->start();
+  sender_ = std::make_unique<HttpClientSender>(*client_);
+  store::Application app;
+  app.name = "shop";
+  auto created = store_->create_application(app);
+  ASSERT_TRUE(created.has_value()) << created.error().message;
+  app_ = *created;
+}
+
+inline void DispatcherTest::TearDown() {
+  if (dispatcher_) dispatcher_->stop();
+  if (client_) client_->stop();
+  receiver_.stop();
+}
+
+inline DispatcherOptions DispatcherTest::fast_options() {
+  DispatcherOptions o;
+  o.node_id = "test-node";
+  o.poll_interval = 50ms;
+  o.lease = 10s;
+  o.endpoint_ttl = 200ms;
+  o.connect_timeout = 1s;
+  o.total_timeout = 2s;
+  o.stop_grace = 500ms;
+  o.overflow_delay = 100ms;
+  o.retry.base_delay = 20ms;
+  o.retry.max_delay = 200ms;
+  o.retry.max_attempts = 5;
+  o.retry.max_age = 1h;
+  o.retry.min_retry_after = 10ms;
+  o.gate.max_in_flight = 4;                 // the config default
+  o.gate.breaker.failure_threshold = 1000;  // breaker tests set their own
+  return o;
+}
+
+inline void DispatcherTest::start_dispatcher(DispatcherOptions options) {
+  dispatcher_ = std::make_unique<Dispatcher>(
+      options, DispatcherDeps{*store_, *sender_, clock_, random_, &metrics_, nullptr});
+  auto started = dispatcher_->start();
+  ASSERT_TRUE(started.has_value()) << started.error().message;
+}
+
+inline store::Endpoint DispatcherTest::add_endpoint(
+    const std::string& path, const std::function<void(store::Endpoint&)>& tweak) {
+  store::Endpoint ep;
+  ep.app_id = app_.id;
+  ep.url = receiver_.url(path);
+  ep.secrets.current = kSecret;
+  if (tweak) tweak(ep);
+  auto created = store_->create_endpoint(ep);
+  EXPECT_TRUE(created.has_value()) << created.error().message;
+  return created.value_or(store::Endpoint{});
+}
+
+inline store::Message DispatcherTest::publish(const std::string& payload,
+                                              std::optional<std::string> ordering_key,
+                                              std::string event_type) {
+  store::NewMessage m;
+  m.app_id = app_.id;
+  m.event_type = std::move(event_type);
+  m.payload = payload;
+  m.ordering_key = std::move(ordering_key);
+  auto published = store_->publish(m);
+  EXPECT_TRUE(published.has_value()) << published.error().message;
+  if (dispatcher_) dispatcher_->wake();
+  return published ? published->message : store::Message{};
+}
+
+inline std::vector<store::Delivery> DispatcherTest::deliveries_of(const std::string& msg_id) {
+  return store_->list_deliveries_for_message(msg_id).value_or(std::vector<store::Delivery>{});
+}
+
+inline std::int64_t DispatcherTest::count(store::DeliveryStatus status) {
+  return store_->count_deliveries(status).value_or(-1);
+}
+
+inline std::size_t DispatcherTest::requests_to(const std::string& path) const {
+  std::size_t n = 0;
+  for (const auto& r : receiver_.requests()) n += r.path == path ? 1 : 0;
+  return n;
+}
+
+inline std::size_t DispatcherTest::attempt_rows_of_endpoint(const std::string& endpoint_id) {
+  store::PageRequest page;
+  page.limit = 250;
+  std::size_t n = 0;
+  while (true) {
+    auto listed = store_->list_attempts_by_endpoint(endpoint_id, page);
+    if (!listed) return n;
+    n += listed->data.size();
+    if (listed->done || !listed->iterator) return n;
+    page.iterator = listed->iterator;
+  }
+}
+
+inline bool DispatcherTest::wait_status(const std::string& msg_id, store::DeliveryStatus status,
+                                        std::chrono::milliseconds timeout) {
+  return eventually(
+      [&] {
+        auto ds = deliveries_of(msg_id);
+        return !ds.empty() &&
+               std::ranges::all_of(ds, [&](const auto& d) { return d.status == status; });
+      },
+      timeout);
+}
+
+inline std::uint64_t DispatcherTest::delivery_metric(const std::string& outcome) {
+  return metrics_.deliveries.with({outcome}).value();
+}
+
+}  // namespace hookd::outbound::testing
