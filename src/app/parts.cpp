@@ -1,6 +1,9 @@
 #include "app/parts.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <thread>
 
 #include "app/store_factory.hpp"
@@ -50,6 +53,15 @@ net::HttpServerOptions server_options(const config::ServerConfig& server,
   return options;
 }
 
+// The dispatcher's lease owner is "<node id>/dispatcher"; the host name keeps it stable
+// across restarts of this node (so start() can take back its own leases after a crash) and
+// distinct between nodes sharing a database.
+std::string node_id() {
+  std::array<char, 256> host{};
+  if (::gethostname(host.data(), host.size() - 1) != 0 || host[0] == '\0') return "hookd";
+  return std::string("hookd@") + host.data();
+}
+
 }  // namespace
 
 Status App::Parts::build(AppOptions options) {
@@ -64,6 +76,7 @@ Status App::Parts::build(AppOptions options) {
   store = std::move(*opened);
   register_store_gauges(registry, *store, clock);
   if (auto client_built = build_client(); !client_built) return client_built;
+  build_dispatcher();
   build_server();
   return {};
 }
@@ -93,6 +106,15 @@ Status App::Parts::build_client() {
   return {};
 }
 
+void App::Parts::build_dispatcher() {
+  sender = std::make_unique<outbound::HttpClientSender>(*client);
+  dispatcher_options = outbound::DispatcherOptions::from(config);
+  dispatcher_options.node_id = node_id();
+  dispatcher = std::make_unique<outbound::Dispatcher>(
+      dispatcher_options, outbound::DispatcherDeps{*store, *sender, dispatch_clock, dispatch_random,
+                                                   metrics.get(), logger.get()});
+}
+
 void App::Parts::build_server() {
   RouterRoutes routes;
   routes.readiness = [this] { return readiness(); };
@@ -111,8 +133,16 @@ void App::Parts::build_server() {
 Status App::Parts::start() {
   started = true;
   if (auto migrated = store->migrate(); !migrated) return migrated;
+  // Deliveries this node leased before a crash are due again now, not after their lease.
+  if (auto released = store->release_leases(dispatcher_options.lease_owner()); !released) {
+    return std::unexpected(released.error());
+  } else if (*released > 0) {
+    logger->info("hookd.leases_released", {{"deliveries", *released}});
+  }
   client->start();
   client_started = true;
+  if (auto dispatching = dispatcher->start(); !dispatching) return dispatching;
+  dispatcher_started = true;
   if (auto listening = server->start(); !listening) return listening;
   server_started = true;
   ready = true;
@@ -128,8 +158,9 @@ void App::Parts::stop() {
   ready = false;
   logger->info("hookd.stopping");
   if (server_started) server->stop(config.server.shutdown_grace);
+  if (dispatcher_started) dispatcher->stop();  // needs the client for in-flight attempts
   if (client_started) client->stop();
-  server_started = client_started = false;
+  server_started = dispatcher_started = client_started = false;
   logger->info("hookd.stopped");
   logger->flush();
 }

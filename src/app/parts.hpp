@@ -16,6 +16,8 @@
 #include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
+#include "outbound/dispatcher.hpp"
+#include "outbound/ports.hpp"
 #include "store/clock.hpp"
 #include "store/store.hpp"
 
@@ -38,17 +40,24 @@ struct App::Parts {
   std::unique_ptr<ops::HookdMetrics> metrics;
   std::unique_ptr<store::Store> store;
   std::unique_ptr<net::HttpClient> client;
+  outbound::SystemClock dispatch_clock;
+  outbound::SystemRandom dispatch_random;
+  std::unique_ptr<outbound::HttpClientSender> sender;
+  outbound::DispatcherOptions dispatcher_options;
+  std::unique_ptr<outbound::Dispatcher> dispatcher;
   std::unique_ptr<Router> router;
   std::unique_ptr<net::HttpServer> server;
 
   std::atomic<bool> ready{false};
   bool started = false;  // start() ran (fully or partly): stop() has work to do
   bool client_started = false;
+  bool dispatcher_started = false;
   bool server_started = false;
 
  private:
   Status build_logger(const AppOptions& options);
   Status build_client();
+  void build_dispatcher();
   void build_server();
 };
 
