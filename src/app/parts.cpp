@@ -77,6 +77,7 @@ Status App::Parts::build(AppOptions options) {
   register_store_gauges(registry, *store, clock);
   if (auto client_built = build_client(); !client_built) return client_built;
   build_dispatcher();
+  build_api();
   build_server();
   return {};
 }
@@ -115,9 +116,29 @@ void App::Parts::build_dispatcher() {
                                                    metrics.get(), logger.get()});
 }
 
+void App::Parts::build_api() {
+  api = std::make_unique<api::Api>(api::ApiDeps{*store, config, clock, api_random, metrics.get(),
+                                                &registry, logger.get(), api::ApiOptions{}});
+}
+
+// Every API request goes to the Api; a successful change (publish, resend, recover, replay)
+// also wakes the dispatcher so new work is claimed now rather than at the next poll.
+void App::Parts::handle_api(net::HttpRequest request, Respond respond) {
+  if (request.method == "GET") return api->handle(std::move(request), std::move(respond));
+  api->handle(std::move(request),
+              [this, respond = std::move(respond)](net::HttpResponse response) mutable {
+                const bool changed = response.status >= 200 && response.status < 300;
+                respond(std::move(response));
+                if (changed) dispatcher->wake();
+              });
+}
+
 void App::Parts::build_server() {
   RouterRoutes routes;
   routes.readiness = [this] { return readiness(); };
+  routes.api = [this](net::HttpRequest request, Respond respond) {
+    handle_api(std::move(request), std::move(respond));
+  };
   if (config.metrics.enabled) {
     routes.metrics = [this] { return registry.render(); };
     routes.metrics_path = config.metrics.path;
@@ -143,6 +164,8 @@ Status App::Parts::start() {
   client_started = true;
   if (auto dispatching = dispatcher->start(); !dispatching) return dispatching;
   dispatcher_started = true;
+  if (auto serving = api->start(); !serving) return serving;
+  api_started = true;
   if (auto listening = server->start(); !listening) return listening;
   server_started = true;
   ready = true;
@@ -158,9 +181,10 @@ void App::Parts::stop() {
   ready = false;
   logger->info("hookd.stopping");
   if (server_started) server->stop(config.server.shutdown_grace);
+  if (api_started) api->stop();                // answers (commits) every publish it queued
   if (dispatcher_started) dispatcher->stop();  // needs the client for in-flight attempts
   if (client_started) client->stop();
-  server_started = dispatcher_started = client_started = false;
+  server_started = api_started = dispatcher_started = client_started = false;
   logger->info("hookd.stopped");
   logger->flush();
 }

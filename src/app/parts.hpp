@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 
+#include "api/api.hpp"
 #include "app/app.hpp"
 #include "app/listen_address.hpp"
 #include "app/router.hpp"
@@ -45,6 +46,8 @@ struct App::Parts {
   std::unique_ptr<outbound::HttpClientSender> sender;
   outbound::DispatcherOptions dispatcher_options;
   std::unique_ptr<outbound::Dispatcher> dispatcher;
+  api::SystemRandom api_random;
+  std::unique_ptr<api::Api> api;
   std::unique_ptr<Router> router;
   std::unique_ptr<net::HttpServer> server;
 
@@ -52,12 +55,15 @@ struct App::Parts {
   bool started = false;  // start() ran (fully or partly): stop() has work to do
   bool client_started = false;
   bool dispatcher_started = false;
+  bool api_started = false;
   bool server_started = false;
 
  private:
   Status build_logger(const AppOptions& options);
   Status build_client();
   void build_dispatcher();
+  void build_api();
+  void handle_api(net::HttpRequest request, Respond respond);
   void build_server();
 };
 
