@@ -41,7 +41,7 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 tidy: build
-	clang-tidy -p $(BUILD) --quiet $$(git ls-files 'src/*.cpp')
+	clang-tidy -p $(BUILD) --quiet --extra-arg=-std=c++2b $$(git ls-files 'src/*.cpp')
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -50,8 +50,8 @@ class SystemRandom final : public RandomSource {
 };
 
 struct ApiOptions {
-  std::size_t publish_max_batch = 256;                    // messages per group commit
-  std::size_t publish_max_queue = 10'000;                 // queued publishes; beyond → 503
+  std::size_t publish_max_batch = 256;     // messages per group commit
+  std::size_t publish_max_queue = 10'000;  // queued publishes; beyond → 503
   std::chrono::milliseconds idempotency_ttl = std::chrono::hours(24);
   std::chrono::milliseconds secret_rotation_grace = std::chrono::hours(24);  // old key signs
 };

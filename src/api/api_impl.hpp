@@ -1,0 +1,115 @@
+// Api::Impl: the pieces behind Api — auth, router, group-commit batcher, idempotency keys,
+// address policy, metrics — and the route handlers, which are split by resource over
+// handlers_*.cpp. Internal header. Thread-safety: as Api (handlers run concurrently; every
+// member is immutable after construction or thread-safe itself).
+#pragma once
+
+#include <atomic>
+#include <expected>
+#include <optional>
+#include <string>
+
+#include "api/api.hpp"
+#include "api/auth.hpp"
+#include "api/problem.hpp"
+#include "api/publish_batcher.hpp"
+#include "api/router.hpp"
+#include "core/address_policy.hpp"
+#include "ops/metrics.hpp"
+
+namespace hookd::api {
+
+using Reply = std::expected<net::HttpResponse, ApiError>;
+
+class Api::Impl {
+ public:
+  explicit Impl(ApiDeps deps);
+
+  Status start();
+  void stop();
+  void handle(net::HttpRequest request, Respond respond);
+
+  PublishBatcher& batcher() { return batcher_; }
+
+ private:
+  // Setup.
+  void add_routes();
+  void add_application_routes();
+  void add_endpoint_routes();
+  void add_message_routes();
+  void add_hookd_routes();
+  void sync(std::string method, std::string pattern, Reply (Impl::*fn)(Call&));
+
+  // Request flow.
+  void dispatch(Call call, const Route& route, Respond respond);
+  void with_idempotency(Call call, const Route& route, std::string key, Respond respond);
+  void count_unauthorized();
+
+  // Shared helpers.
+  std::expected<nlohmann::json, ApiError> body_of(const Call& call) const;
+  std::expected<store::PageRequest, ApiError> page_of(const Call& call, bool newest_first) const;
+  std::expected<store::Application, ApiError> app_of(const Call& call) const;
+  std::expected<store::Endpoint, ApiError> endpoint_of(const Call& call,
+                                                       const store::Application& app) const;
+  std::string new_secret() const;
+
+  // Applications and event types (handlers_apps.cpp).
+  Reply create_app(Call& call);
+  Reply list_apps(Call& call);
+  Reply get_app(Call& call);
+  Reply put_app(Call& call);
+  Reply patch_app(Call& call);
+  Reply delete_app(Call& call);
+  Reply create_event_type(Call& call);
+  Reply list_event_types(Call& call);
+  Reply get_event_type(Call& call);
+  Reply put_event_type(Call& call);
+  Reply patch_event_type(Call& call);
+  Reply delete_event_type(Call& call);
+
+  // Endpoints (handlers_endpoints.cpp).
+  Reply create_endpoint(Call& call);
+  Reply list_endpoints(Call& call);
+  Reply get_endpoint(Call& call);
+  Reply put_endpoint(Call& call);
+  Reply patch_endpoint(Call& call);
+  Reply delete_endpoint(Call& call);
+  Reply get_endpoint_secret(Call& call);
+  Reply rotate_endpoint_secret(Call& call);
+  Reply recover_endpoint(Call& call);
+  Reply set_endpoint_enabled(Call& call, bool disabled);
+  Reply enable_endpoint(Call& call) { return set_endpoint_enabled(call, false); }
+  Reply disable_endpoint(Call& call) { return set_endpoint_enabled(call, true); }
+
+  // Messages and attempts (handlers_messages.cpp).
+  void create_message(Call& call, Respond respond);
+  Reply list_messages(Call& call);
+  Reply get_message(Call& call);
+  Reply list_attempts_by_message(Call& call);
+  Reply list_attempts_by_endpoint(Call& call);
+  Reply resend(Call& call);
+
+  // hookd additions (handlers_hookd.cpp).
+  Reply list_dead(Call& call);
+  Reply get_dead(Call& call);
+  Reply replay_dead(Call& call);
+  Reply replay_dead_many(Call& call);
+  Reply discard_dead(Call& call);
+  Reply discard_dead_many(Call& call);
+  Reply list_audit(Call& call);
+  Reply batcher_stats(Call& call);
+
+  ApiDeps deps_;
+  TokenAuth auth_;
+  Router router_;
+  PublishBatcher batcher_;
+  AddressPolicy address_policy_;
+  std::atomic<bool> running_{false};
+
+  // Optional metrics (null without a registry).
+  ops::Counter* unauthorized_ = nullptr;
+  ops::CounterFamily* publishes_ = nullptr;  // outcome: created|duplicate|rejected|failed
+  ops::CounterFamily* idempotency_alerts_ = nullptr;
+};
+
+}  // namespace hookd::api

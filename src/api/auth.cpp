@@ -1,0 +1,52 @@
+#include "api/auth.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <cstdlib>
+
+#include "hookd/encoding.hpp"
+#include "net/http_types.hpp"
+
+namespace hookd::api {
+
+Sha256 sha256(std::string_view data) {
+  Sha256 out{};
+  unsigned int size = 0;
+  if (EVP_Digest(data.data(), data.size(), out.data(), &size, EVP_sha256(), nullptr) != 1) {
+    std::abort();  // only fails when out of memory
+  }
+  return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  const auto digest = sha256(data);
+  return hex_encode(ByteView(digest.data(), digest.size()));
+}
+
+TokenAuth::TokenAuth(const std::vector<config::ApiToken>& tokens) {
+  for (const auto& t : tokens) {
+    if (!t.token.empty()) entries_.push_back({t.name, sha256(t.token)});
+  }
+}
+
+std::optional<std::string> TokenAuth::authenticate(
+    std::optional<std::string_view> authorization) const {
+  if (!authorization) return std::nullopt;
+  std::string_view value = *authorization;
+  constexpr std::string_view kScheme = "Bearer ";
+  if (value.size() <= kScheme.size() || !net::iequals(value.substr(0, kScheme.size()), kScheme)) {
+    return std::nullopt;
+  }
+  value.remove_prefix(kScheme.size());
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  const Sha256 presented = sha256(value);
+  const Entry* found = nullptr;
+  for (const auto& e : entries_) {  // no early exit: every entry is compared
+    if (CRYPTO_memcmp(e.digest.data(), presented.data(), presented.size()) == 0) found = &e;
+  }
+  if (found == nullptr) return std::nullopt;
+  return found->name;
+}
+
+}  // namespace hookd::api

@@ -1,0 +1,39 @@
+// TokenAuth: checks `Authorization: Bearer <token>` against the configured API tokens in
+// constant time (A34). Tokens are kept as SHA-256 digests; the presented token is hashed and
+// compared with CRYPTO_memcmp against every configured digest (no early exit), so timing
+// reveals neither which token nor how much of it matched. The matching token's name is the
+// actor recorded in the audit log.
+// Thread-safety: immutable after construction; authenticate() is safe from any thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace hookd::api {
+
+using Sha256 = std::array<std::uint8_t, 32>;
+Sha256 sha256(std::string_view data);
+std::string sha256_hex(std::string_view data);
+
+class TokenAuth {
+ public:
+  explicit TokenAuth(const std::vector<config::ApiToken>& tokens);
+
+  // The actor name for a valid `Authorization` header value, else nullopt.
+  std::optional<std::string> authenticate(std::optional<std::string_view> authorization) const;
+
+ private:
+  struct Entry {
+    std::string name;
+    Sha256 digest;
+  };
+  std::vector<Entry> entries_;
+};
+
+}  // namespace hookd::api

@@ -1,0 +1,212 @@
+// Endpoints: Svix routes under /api/v1/app/{app_id}/endpoint (CRUD, secret, rotate,
+// recover) and hookd's audited enable/disable.
+#include <nlohmann/json.hpp>
+
+#include "api/api_impl.hpp"
+#include "api/endpoint_input.hpp"
+#include "api/json_body.hpp"
+#include "api/serialize.hpp"
+#include "hookd/ids.hpp"
+
+namespace hookd::api {
+namespace {
+
+store::AuditEntry endpoint_audit(std::string actor, bool disabled, std::string target_id,
+                                 std::string reason) {
+  store::AuditEntry audit;
+  audit.actor = std::move(actor);
+  audit.action = disabled ? "endpoint.disable" : "endpoint.enable";
+  audit.target_type = "endpoint";
+  audit.target_id = std::move(target_id);
+  audit.reason = std::move(reason);
+  return audit;
+}
+
+std::string disabled_state(const store::Endpoint& ep) {
+  nlohmann::json j = {{"disabled", ep.disabled}};
+  j["disabledReason"] = ep.disabled_reason ? nlohmann::json(*ep.disabled_reason) : nullptr;
+  return j.dump();
+}
+
+}  // namespace
+
+Reply Api::Impl::create_endpoint(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto body = body_of(call);
+  if (!body) return std::unexpected(body.error());
+  Fields f(*body);
+  store::Endpoint ep;
+  auto secret = read_endpoint(f, ep, EndpointBody::kCreate, address_policy_);
+  if (!f.ok()) return std::unexpected(validation_error(f.errors()));
+  ep.app_id = app->id;
+  ep.secrets.current = secret.value_or(new_secret());
+  auto created = deps_.store.create_endpoint(ep);
+  if (!created && created.error().code == ErrorCode::kConflict) {
+    return std::unexpected(conflict("An endpoint with uid '" + ep.uid.value_or("") +
+                                    "' already exists in this application"));
+  }
+  if (!created) return std::unexpected(from_store_error(created.error()));
+  return json_response(201, dump(to_json(*created)));
+}
+
+Reply Api::Impl::list_endpoints(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto page = page_of(call, false);
+  if (!page) return std::unexpected(page.error());
+  auto eps = deps_.store.list_endpoints(app->id, *page);
+  if (!eps) return std::unexpected(from_store_error(eps.error()));
+  return json_response(200, page_json(*eps, *page));
+}
+
+Reply Api::Impl::get_endpoint(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto ep = endpoint_of(call, *app);
+  if (!ep) return std::unexpected(ep.error());
+  return json_response(200, dump(to_json(*ep)));
+}
+
+// PUT replaces every field; PATCH only the given ones. A change of `disabled` goes through
+// set_endpoint_disabled so it is audited like the hookd enable/disable routes (A30).
+Reply Api::Impl::put_endpoint(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto existing = endpoint_of(call, *app);
+  if (!existing) return std::unexpected(existing.error());
+  auto body = body_of(call);
+  if (!body) return std::unexpected(body.error());
+  const bool patch = call.request.method == "PATCH";
+  Fields f(*body);
+  store::Endpoint ep = *existing;
+  if (!patch) {  // PUT: fields not given return to their defaults
+    store::Endpoint fresh;
+    fresh.id = ep.id;
+    fresh.app_id = ep.app_id;
+    fresh.secrets = ep.secrets;
+    fresh.created_at = ep.created_at;
+    fresh.disabled_reason = ep.disabled_reason;
+    ep = std::move(fresh);
+  }
+  read_endpoint(f, ep, patch ? EndpointBody::kPatch : EndpointBody::kUpdate, address_policy_);
+  if (!f.ok()) return std::unexpected(validation_error(f.errors()));
+  const bool want_disabled = ep.disabled;
+  ep.disabled = existing->disabled;
+  auto updated = deps_.store.update_endpoint(ep);
+  if (!updated && updated.error().code == ErrorCode::kConflict) {
+    return std::unexpected(conflict("An endpoint with uid '" + ep.uid.value_or("") +
+                                    "' already exists in this application"));
+  }
+  if (!updated) return std::unexpected(from_store_error(updated.error(), "endpoint"));
+  if (want_disabled != existing->disabled) {
+    auto audit = endpoint_audit(call.actor, want_disabled, ep.id,
+                                "endpoint update via " + call.request.method);
+    audit.before = disabled_state(*existing);
+    store::Endpoint after = *existing;
+    after.disabled = want_disabled;
+    audit.after = disabled_state(after);
+    auto changed =
+        deps_.store.set_endpoint_disabled(app->id, ep.id, want_disabled, std::nullopt, audit);
+    if (!changed) return std::unexpected(from_store_error(changed.error(), "endpoint"));
+    updated = std::move(changed);
+  }
+  return json_response(200, dump(to_json(*updated)));
+}
+
+Reply Api::Impl::patch_endpoint(Call& call) { return put_endpoint(call); }
+
+Reply Api::Impl::delete_endpoint(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto ep = endpoint_of(call, *app);
+  if (!ep) return std::unexpected(ep.error());
+  if (auto done = deps_.store.delete_endpoint(app->id, ep->id); !done) {
+    return std::unexpected(from_store_error(done.error(), "endpoint"));
+  }
+  return empty_response(204);
+}
+
+Reply Api::Impl::get_endpoint_secret(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto ep = endpoint_of(call, *app);
+  if (!ep) return std::unexpected(ep.error());
+  return json_response(200, dump({{"key", ep->secrets.current}}));
+}
+
+Reply Api::Impl::rotate_endpoint_secret(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto ep = endpoint_of(call, *app);
+  if (!ep) return std::unexpected(ep.error());
+  std::string secret = new_secret();
+  if (!call.request.body.empty()) {
+    auto body = body_of(call);
+    if (!body) return std::unexpected(body.error());
+    Fields f(*body);
+    store::Endpoint scratch;
+    nlohmann::json as_create = {{"secret", (*body)["key"]}};
+    if (f.present("key")) {
+      Fields g(as_create);
+      auto given = read_endpoint(g, scratch, EndpointBody::kCreate, address_policy_);
+      for (const auto& e : g.errors()) {
+        if (e.field == "secret") f.add_error("key", e.message);
+      }
+      if (given) secret = *given;
+    }
+    if (!f.ok()) return std::unexpected(validation_error(f.errors()));
+  }
+  auto rotated = deps_.store.rotate_endpoint_secret(app->id, ep->id, secret,
+                                                    deps_.options.secret_rotation_grace.count());
+  if (!rotated) return std::unexpected(from_store_error(rotated.error(), "endpoint"));
+  return empty_response(204);
+}
+
+Reply Api::Impl::recover_endpoint(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto ep = endpoint_of(call, *app);
+  if (!ep) return std::unexpected(ep.error());
+  auto body = body_of(call);
+  if (!body) return std::unexpected(body.error());
+  Fields f(*body);
+  if (!f.present("since")) f.add_error("since", "is required (an ISO-8601 time)");
+  auto since = f.time("since");
+  if (!f.ok()) return std::unexpected(validation_error(f.errors()));
+  auto count = deps_.store.recover(ep->id, *since);
+  if (!count) return std::unexpected(from_store_error(count.error(), "endpoint"));
+  const auto now = deps_.clock.now_ms();
+  IdRandomBytes random{};
+  deps_.random.fill(random);
+  nlohmann::json out = {{"id", make_id("qtask", now, random)},
+                        {"status", "finished"},
+                        {"task", "endpoint.recover"},
+                        {"updatedAt", format_time(now)},
+                        {"recovered", *count}};
+  return json_response(202, dump(out));
+}
+
+Reply Api::Impl::set_endpoint_enabled(Call& call, bool disabled) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto ep = endpoint_of(call, *app);
+  if (!ep) return std::unexpected(ep.error());
+  auto body = body_of(call);
+  if (!body) return std::unexpected(body.error());
+  Fields f(*body);
+  const auto reason = f.required_string("reason", 1024);
+  if (!f.ok()) return std::unexpected(validation_error(f.errors()));
+  store::Endpoint after = *ep;
+  after.disabled = disabled;
+  after.disabled_reason = disabled ? std::optional(reason) : std::nullopt;
+  auto audit = endpoint_audit(call.actor, disabled, ep->id, reason);
+  audit.before = disabled_state(*ep);
+  audit.after = disabled_state(after);
+  auto changed = deps_.store.set_endpoint_disabled(
+      app->id, ep->id, disabled, disabled ? std::optional(reason) : std::nullopt, audit);
+  if (!changed) return std::unexpected(from_store_error(changed.error(), "endpoint"));
+  return json_response(200, dump(to_json(*changed)));
+}
+
+}  // namespace hookd::api

@@ -1,0 +1,170 @@
+// Messages and attempts: POST/GET /api/v1/app/{app_id}/msg (publish goes through group
+// commit), attempts by message and by endpoint, resend.
+#include "api/api_impl.hpp"
+#include "api/json_body.hpp"
+#include "api/serialize.hpp"
+#include "ops/log.hpp"
+
+namespace hookd::api {
+namespace {
+
+// Every value of a repeated query parameter (`event_types=a&event_types=b`), decoded.
+std::vector<std::string> query_values(const net::HttpRequest& request, std::string_view name) {
+  std::vector<std::string> out;
+  std::string_view q = request.query();
+  while (!q.empty()) {
+    const auto amp = q.find('&');
+    const auto pair = q.substr(0, amp);
+    q = amp == std::string_view::npos ? std::string_view{} : q.substr(amp + 1);
+    const auto eq = pair.find('=');
+    if (pair.substr(0, eq) != name || eq == std::string_view::npos) continue;
+    if (auto v = net::percent_decode(pair.substr(eq + 1), true)) {
+      // Also accept comma-separated lists.
+      std::string_view rest = *v;
+      while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        if (auto item = rest.substr(0, comma); !item.empty()) out.emplace_back(item);
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void Api::Impl::create_message(Call& call, Respond respond) {
+  auto count = [this](const char* outcome) {
+    if (publishes_ != nullptr) publishes_->with({outcome}).inc();
+  };
+  auto app = app_of(call);
+  if (!app) return respond(to_response(app.error()));
+  auto body = body_of(call);
+  if (!body) return respond(to_response(body.error()));
+  Fields f(*body);
+  store::NewMessage msg;
+  msg.app_id = app->id;
+  msg.event_type = f.required_string("eventType", 256);
+  msg.event_id = f.string("eventId", 256);
+  if (msg.event_id && msg.event_id->empty()) f.add_error("eventId", "must not be empty");
+  msg.channels = f.string_list("channels", 10, 128);
+  if (msg.channels && msg.channels->empty()) msg.channels.reset();
+  msg.ordering_key = f.string("orderingKey", 256);
+  if (!f.present("payload")) {
+    f.add_error("payload", "is required (a JSON object)");
+  } else if (auto payload = f.object_text("payload")) {
+    msg.payload = std::move(*payload);
+  }
+  if (!f.ok()) {
+    count("rejected");
+    return respond(to_response(validation_error(f.errors())));
+  }
+  auto shared = std::make_shared<Respond>(std::move(respond));
+  auto done = [this, shared, count](Result<store::PublishOutcome> outcome) {
+    Respond& answer = *shared;
+    if (!outcome) {
+      count("failed");
+      if (deps_.logger != nullptr) {
+        deps_.logger->error("api.publish_failed", {{"error", outcome.error().message}});
+      }
+      return answer(to_response(from_store_error(outcome.error())));
+    }
+    using Kind = store::PublishOutcome::Kind;
+    switch (outcome->kind) {
+      case Kind::kCreated:
+        count("created");
+        return answer(json_response(202, dump(to_json(outcome->message))));
+      case Kind::kDuplicate: {
+        count("duplicate");
+        ApiError error =
+            conflict("A message with eventId '" + outcome->message.event_id.value_or("") +
+                     "' already exists in this application");
+        error.extensions["message"] = to_json(outcome->message);
+        return answer(to_response(error));
+      }
+      case Kind::kRejected:
+        count("rejected");
+        return answer(to_response(from_store_error(
+            outcome->error.value_or(Error{ErrorCode::kInvalidArgument, "rejected"}),
+            "application")));
+    }
+  };
+  if (!batcher_.submit(std::move(msg), std::move(done))) {
+    count("failed");
+    (*shared)(to_response(unavailable("The publish queue is full or shutting down; retry later")));
+  }
+}
+
+Reply Api::Impl::list_messages(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto page = page_of(call, true);
+  if (!page) return std::unexpected(page.error());
+  store::MessageFilter filter;
+  if (auto types = query_values(call.request, "event_types"); !types.empty()) {
+    filter.event_types = std::move(types);
+  }
+  if (auto channel = call.request.query_param("channel")) filter.channel = *channel;
+  for (const auto* name : {"after", "before"}) {
+    auto text = call.request.query_param(name);
+    if (!text) continue;
+    auto ms = parse_time(*text);
+    if (!ms) {
+      return std::unexpected(
+          validation_error({{name, "must be an ISO-8601 time such as 2024-01-01T00:00:00Z"}}));
+    }
+    (std::string_view(name) == "after" ? filter.since : filter.before) = *ms;
+  }
+  auto msgs = deps_.store.list_messages(app->id, filter, *page);
+  if (!msgs) return std::unexpected(from_store_error(msgs.error()));
+  return json_response(200, page_json(*msgs, *page));
+}
+
+Reply Api::Impl::get_message(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  const auto& id = call.param("msg_id");
+  auto msg = deps_.store.get_message(app->id, id);
+  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  return json_response(200, dump(to_json(*msg)));
+}
+
+Reply Api::Impl::list_attempts_by_message(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  const auto& id = call.param("msg_id");
+  auto msg = deps_.store.get_message(app->id, id);
+  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  auto page = page_of(call, true);
+  if (!page) return std::unexpected(page.error());
+  auto attempts = deps_.store.list_attempts_by_message(msg->id, *page);
+  if (!attempts) return std::unexpected(from_store_error(attempts.error()));
+  return json_response(200, page_json(*attempts, *page));
+}
+
+Reply Api::Impl::list_attempts_by_endpoint(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto ep = endpoint_of(call, *app);
+  if (!ep) return std::unexpected(ep.error());
+  auto page = page_of(call, true);
+  if (!page) return std::unexpected(page.error());
+  auto attempts = deps_.store.list_attempts_by_endpoint(ep->id, *page);
+  if (!attempts) return std::unexpected(from_store_error(attempts.error()));
+  return json_response(200, page_json(*attempts, *page));
+}
+
+Reply Api::Impl::resend(Call& call) {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  const auto& id = call.param("msg_id");
+  auto msg = deps_.store.get_message(app->id, id);
+  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  auto ep = endpoint_of(call, *app);
+  if (!ep) return std::unexpected(ep.error());
+  auto delivery = deps_.store.resend(msg->id, ep->id);
+  if (!delivery) return std::unexpected(from_store_error(delivery.error()));
+  return empty_response(202);
+}
+
+}  // namespace hookd::api

@@ -1,0 +1,257 @@
+#include "api/json_body.hpp"
+
+#include <cstdio>
+#include <ctime>
+
+namespace hookd::api {
+namespace {
+
+// The first byte offset where nesting exceeds `max_depth`, or nullopt. Strings are skipped
+// so brackets inside them do not count.
+std::optional<std::size_t> depth_violation(std::string_view body, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > max_depth) return i;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+const char* type_name(const nlohmann::json& v) {
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return "null";
+}
+
+}  // namespace
+
+std::expected<nlohmann::json, ApiError> parse_json_object(std::string_view body, int max_depth) {
+  if (body.empty())
+    return std::unexpected(bad_request("The request body is empty; a JSON object is required"));
+  if (auto at = depth_violation(body, max_depth)) {
+    return std::unexpected(bad_request("JSON nesting is deeper than the limit of " +
+                                       std::to_string(max_depth) + " at byte offset " +
+                                       std::to_string(*at)));
+  }
+  nlohmann::json parsed;
+  try {
+    parsed = nlohmann::json::parse(body);
+  } catch (const nlohmann::json::parse_error& e) {
+    return std::unexpected(
+        bad_request("Malformed JSON at byte offset " + std::to_string(e.byte) + ": " + e.what()));
+  }
+  if (!parsed.is_object()) {
+    return std::unexpected(bad_request(std::string("The request body must be a JSON object, not ") +
+                                       type_name(parsed)));
+  }
+  return parsed;
+}
+
+std::string format_time(std::int64_t unix_ms) {
+  std::int64_t secs = unix_ms / 1000;
+  int millis = static_cast<int>(unix_ms % 1000);
+  if (millis < 0) {
+    millis += 1000;
+    secs -= 1;
+  }
+  const std::time_t t = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+  return buf;
+}
+
+std::optional<std::int64_t> parse_time(std::string_view text) {
+  std::tm tm{};
+  int consumed = 0;
+  const std::string s(text);
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6 ||
+      consumed != 19) {
+    return std::nullopt;
+  }
+  if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+      tm.tm_min > 59 || tm.tm_sec > 60) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  std::size_t i = 19;
+  std::int64_t millis = 0;
+  if (i < s.size() && s[i] == '.') {
+    int digits = 0;
+    for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits) {
+      if (digits < 3) millis = millis * 10 + (s[i] - '0');
+    }
+    if (digits == 0) return std::nullopt;
+    for (; digits < 3; ++digits) millis *= 10;
+  }
+  std::int64_t offset_s = 0;
+  if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) {
+    ++i;
+  } else if (i + 6 == s.size() && (s[i] == '+' || s[i] == '-') && s[i + 3] == ':') {
+    int hh = 0, mm = 0;
+    if (std::sscanf(s.c_str() + i + 1, "%2d:%2d", &hh, &mm) != 2) return std::nullopt;
+    offset_s = (hh * 3600 + mm * 60) * (s[i] == '+' ? 1 : -1);
+    i += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  return (static_cast<std::int64_t>(timegm(&tm)) - offset_s) * 1000 + millis;
+}
+
+const nlohmann::json* Fields::find(std::string_view name) const {
+  auto it = object_.find(name);
+  if (it == object_.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+bool Fields::present(std::string_view name) const { return find(name) != nullptr; }
+bool Fields::contains(std::string_view name) const { return object_.contains(name); }
+
+void Fields::add_error(std::string field, std::string message) {
+  errors_.push_back({std::move(field), std::move(message)});
+}
+
+std::optional<std::string> Fields::string(std::string_view name, std::size_t max_length) {
+  const auto* v = find(name);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_string()) {
+    add_error(std::string(name), std::string("must be a string, got ") + type_name(*v));
+    return std::nullopt;
+  }
+  const auto& s = v->get_ref<const std::string&>();
+  if (s.size() > max_length) {
+    add_error(std::string(name), "must be at most " + std::to_string(max_length) + " characters");
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::string Fields::required_string(std::string_view name, std::size_t max_length) {
+  if (!present(name)) {
+    add_error(std::string(name), "is required");
+    return {};
+  }
+  auto s = string(name, max_length);
+  if (s && s->empty()) add_error(std::string(name), "must not be empty");
+  return s.value_or("");
+}
+
+std::optional<std::int64_t> Fields::integer(std::string_view name, std::int64_t min,
+                                            std::int64_t max) {
+  const auto* v = find(name);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_number_integer()) {
+    add_error(std::string(name), std::string("must be an integer, got ") + type_name(*v));
+    return std::nullopt;
+  }
+  const bool too_big =
+      v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(max);
+  const auto n = v->get<std::int64_t>();
+  if (too_big || n < min || n > max) {
+    add_error(std::string(name),
+              "must be between " + std::to_string(min) + " and " + std::to_string(max));
+    return std::nullopt;
+  }
+  return n;
+}
+
+std::optional<bool> Fields::boolean(std::string_view name) {
+  const auto* v = find(name);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_boolean()) {
+    add_error(std::string(name), std::string("must be true or false, got ") + type_name(*v));
+    return std::nullopt;
+  }
+  return v->get<bool>();
+}
+
+std::optional<std::vector<std::string>> Fields::string_list(std::string_view name,
+                                                            std::size_t max_items,
+                                                            std::size_t max_length) {
+  const auto* v = find(name);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_array()) {
+    add_error(std::string(name), std::string("must be an array of strings, got ") + type_name(*v));
+    return std::nullopt;
+  }
+  if (v->size() > max_items) {
+    add_error(std::string(name), "must have at most " + std::to_string(max_items) + " items");
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const auto& item = (*v)[i];
+    const std::string field = std::string(name) + "[" + std::to_string(i) + "]";
+    if (!item.is_string() || item.get_ref<const std::string&>().empty()) {
+      add_error(field, "must be a non-empty string");
+      return std::nullopt;
+    }
+    if (item.get_ref<const std::string&>().size() > max_length) {
+      add_error(field, "must be at most " + std::to_string(max_length) + " characters");
+      return std::nullopt;
+    }
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+std::optional<std::map<std::string, std::string>> Fields::string_map(std::string_view name) {
+  const auto* v = find(name);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_object()) {
+    add_error(std::string(name), std::string("must be an object of strings, got ") + type_name(*v));
+    return std::nullopt;
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : v->items()) {
+    if (!value.is_string()) {
+      add_error(std::string(name) + "." + key, "must be a string");
+      return std::nullopt;
+    }
+    out[key] = value.get<std::string>();
+  }
+  return out;
+}
+
+std::optional<std::string> Fields::object_text(std::string_view name) {
+  const auto* v = find(name);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_object()) {
+    add_error(std::string(name), std::string("must be a JSON object, got ") + type_name(*v));
+    return std::nullopt;
+  }
+  return v->dump();
+}
+
+std::optional<std::int64_t> Fields::time(std::string_view name) {
+  auto text = string(name, 64);
+  if (!text) return std::nullopt;
+  auto ms = parse_time(*text);
+  if (!ms) {
+    add_error(std::string(name), "must be an ISO-8601 time such as 2024-01-01T00:00:00Z");
+  }
+  return ms;
+}
+
+}  // namespace hookd::api

@@ -1,0 +1,62 @@
+// Reading JSON request bodies safely: a nesting-depth check before parsing (so a hostile
+// body cannot exhaust the stack), parse errors reported with their byte offset, and a small
+// field reader that collects every validation problem (field + why) instead of stopping at
+// the first. Also the ISO-8601 time format the Svix API uses ("2024-01-01T00:00:00.000Z").
+// Thread-safety: pure functions; a Fields object is used by one thread.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/problem.hpp"
+#include "hookd/result.hpp"
+
+namespace hookd::api {
+
+// Parses `body` as a JSON object. Errors: empty body, nesting deeper than `max_depth`,
+// malformed JSON (detail names the byte offset), not an object. All 400.
+std::expected<nlohmann::json, ApiError> parse_json_object(std::string_view body, int max_depth);
+
+// Unix milliseconds → "2024-01-01T00:00:00.000Z".
+std::string format_time(std::int64_t unix_ms);
+// "2024-01-01T00:00:00Z", with optional fraction and a Z or ±hh:mm offset → Unix ms.
+std::optional<std::int64_t> parse_time(std::string_view text);
+
+// Typed access to the fields of one JSON object. Absent and null fields read as nullopt;
+// a present field of the wrong type or out of range adds a FieldError and reads as nullopt.
+class Fields {
+ public:
+  explicit Fields(const nlohmann::json& object) : object_(object) {}
+
+  bool present(std::string_view name) const;   // present and not null
+  bool contains(std::string_view name) const;  // present, possibly null
+
+  std::optional<std::string> string(std::string_view name, std::size_t max_length = 1024);
+  std::string required_string(std::string_view name, std::size_t max_length = 1024);
+  std::optional<std::int64_t> integer(std::string_view name, std::int64_t min, std::int64_t max);
+  std::optional<bool> boolean(std::string_view name);
+  std::optional<std::vector<std::string>> string_list(std::string_view name,
+                                                      std::size_t max_items = 1000,
+                                                      std::size_t max_length = 256);
+  std::optional<std::map<std::string, std::string>> string_map(std::string_view name);
+  // A JSON object, returned serialized.
+  std::optional<std::string> object_text(std::string_view name);
+  std::optional<std::int64_t> time(std::string_view name);
+
+  void add_error(std::string field, std::string message);
+  const std::vector<FieldError>& errors() const { return errors_; }
+  bool ok() const { return errors_.empty(); }
+
+ private:
+  const nlohmann::json* find(std::string_view name) const;
+  const nlohmann::json& object_;
+  std::vector<FieldError> errors_;
+};
+
+}  // namespace hookd::api

@@ -1,0 +1,114 @@
+#include "api/problem.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace hookd::api {
+namespace {
+
+std::string_view title_for(int status) {
+  switch (status) {
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 409:
+      return "Conflict";
+    case 413:
+      return "Content Too Large";
+    case 415:
+      return "Unsupported Media Type";
+    case 422:
+      return "Unprocessable Content";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Error";
+  }
+}
+
+}  // namespace
+
+ApiError api_error(int status, std::string code, std::string detail) {
+  ApiError error;
+  error.status = status;
+  error.code = std::move(code);
+  error.detail = std::move(detail);
+  return error;
+}
+
+ApiError validation_error(std::vector<FieldError> errors) {
+  std::string detail = "The request body is invalid";
+  if (!errors.empty()) detail = errors.front().field + ": " + errors.front().message;
+  if (errors.size() > 1) detail += " (and " + std::to_string(errors.size() - 1) + " more)";
+  ApiError error = api_error(422, "validation", std::move(detail));
+  error.errors = std::move(errors);
+  return error;
+}
+
+ApiError bad_request(std::string detail) {
+  return api_error(400, "bad_request", std::move(detail));
+}
+ApiError not_found(std::string detail) { return api_error(404, "not_found", std::move(detail)); }
+ApiError conflict(std::string detail) { return api_error(409, "conflict", std::move(detail)); }
+ApiError unavailable(std::string detail) {
+  return api_error(503, "unavailable", std::move(detail));
+}
+
+ApiError from_store_error(const Error& error, std::string_view what) {
+  switch (error.code) {
+    case ErrorCode::kInvalidArgument:
+      return api_error(422, "validation", error.message);
+    case ErrorCode::kNotFound:
+      return not_found(what.empty() ? error.message : std::string(what) + " was not found");
+    case ErrorCode::kConflict:
+      return conflict(error.message);
+    case ErrorCode::kUnavailable:
+      return unavailable("Storage is temporarily unavailable; retry later (" + error.message + ")");
+    case ErrorCode::kInternal:
+      break;
+  }
+  return api_error(500, "internal", "Internal error: " + error.message);
+}
+
+net::HttpResponse to_response(const ApiError& error) {
+  nlohmann::json body = {
+      {"type", "urn:hookd:problem:" + error.code},
+      {"title", title_for(error.status)},
+      {"status", error.status},
+      {"detail", error.detail},
+      {"code", error.code},
+  };
+  if (!error.errors.empty()) {
+    auto& list = body["errors"] = nlohmann::json::array();
+    for (const auto& e : error.errors) list.push_back({{"field", e.field}, {"message", e.message}});
+  }
+  for (const auto& [name, value] : error.extensions.items()) body[name] = value;
+  net::HttpResponse response;
+  response.status = error.status;
+  response.headers.set("Content-Type", "application/problem+json");
+  for (const auto& h : error.headers) response.headers.set(h.name, h.value);
+  response.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return response;
+}
+
+net::HttpResponse json_response(int status, std::string body) {
+  net::HttpResponse response;
+  response.status = status;
+  response.headers.set("Content-Type", "application/json");
+  response.body = std::move(body);
+  return response;
+}
+
+net::HttpResponse empty_response(int status) {
+  net::HttpResponse response;
+  response.status = status;
+  return response;
+}
+
+}  // namespace hookd::api

@@ -1,0 +1,49 @@
+// ApiError: one failed API request, rendered as RFC 9457 application/problem+json that also
+// carries Svix's `code` and `detail` fields, so both problem-aware clients and the Svix SDKs
+// (which read the status and parse the JSON body) understand it. Helpers map store errors to
+// HTTP statuses. Thread-safety: plain values and pure functions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hookd/result.hpp"
+#include "net/http_types.hpp"
+
+namespace hookd::api {
+
+struct FieldError {
+  std::string field;    // JSON path of the offending field, e.g. "url" or "filterTypes[2]"
+  std::string message;  // what is wrong and what is allowed
+};
+
+struct ApiError {
+  int status = 500;
+  std::string code;  // short machine-readable code, e.g. "validation", "not_found"
+  std::string detail;
+  std::vector<FieldError> errors;
+  std::vector<net::HttpHeader> headers;  // extra response headers (Allow, WWW-Authenticate)
+  nlohmann::json extensions = nlohmann::json::object();  // extra members, e.g. "message"
+};
+
+ApiError api_error(int status, std::string code, std::string detail);
+ApiError validation_error(std::vector<FieldError> errors);
+ApiError bad_request(std::string detail);
+ApiError not_found(std::string detail);
+ApiError conflict(std::string detail);
+ApiError unavailable(std::string detail);
+
+// kInvalidArgument → 422, kNotFound → 404, kConflict → 409, kUnavailable → 503, else 500.
+// `what` names the object for a not-found message ("application 'app_x'").
+ApiError from_store_error(const Error& error, std::string_view what = {});
+
+net::HttpResponse to_response(const ApiError& error);
+
+// A JSON response (`application/json`) with the given status and serialized body.
+net::HttpResponse json_response(int status, std::string body);
+net::HttpResponse empty_response(int status);
+
+}  // namespace hookd::api

@@ -1,0 +1,68 @@
+// PublishBatcher: group commit for POST .../msg. Request threads submit() a message with a
+// completion callback; one committer thread takes everything queued (up to `max_batch`),
+// commits it with ONE store.publish_batch transaction (one fsync for the lot), then calls
+// each callback with its own outcome. A storage failure fails every item of that batch
+// (the caller answers 503, never 202). This keeps synchronous=FULL durability while the
+// throughput grows with concurrency.
+// Thread-safety: submit() from any thread; start()/stop() from one owner thread. Callbacks
+// run on the committer thread and must not block for long.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "hookd/result.hpp"
+#include "store/store.hpp"
+
+namespace hookd::api {
+
+class PublishBatcher {
+ public:
+  using Done = std::move_only_function<void(Result<store::PublishOutcome>)>;
+
+  struct Stats {
+    std::uint64_t commits = 0;   // publish_batch calls
+    std::uint64_t messages = 0;  // items committed (or failed) through them
+    std::uint64_t largest = 0;   // largest batch so far
+  };
+
+  PublishBatcher(store::MessageStore& store, std::size_t max_batch, std::size_t max_queue);
+  ~PublishBatcher();
+  PublishBatcher(const PublishBatcher&) = delete;
+  PublishBatcher& operator=(const PublishBatcher&) = delete;
+
+  void start();
+  // Commits everything still queued, answers it, then joins the committer. Idempotent.
+  void stop();
+
+  // Queues one message. Returns false (and drops `done` uncalled) when not running or the
+  // queue is full; the caller answers 503 then.
+  bool submit(store::NewMessage message, Done done);
+
+  Stats stats() const;
+
+ private:
+  struct Item {
+    store::NewMessage message;
+    Done done;
+  };
+  void run();
+  void commit(std::deque<Item>& batch);
+
+  store::MessageStore& store_;
+  const std::size_t max_batch_;
+  const std::size_t max_queue_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Item> queue_;
+  bool running_ = false;
+  bool stopping_ = false;
+  Stats stats_;
+  std::thread committer_;
+};
+
+}  // namespace hookd::api

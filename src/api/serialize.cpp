@@ -1,0 +1,151 @@
+#include "api/serialize.hpp"
+
+#include "api/json_body.hpp"
+
+namespace hookd::api {
+namespace {
+
+template <class T>
+nlohmann::json optional_json(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+// Svix MessageStatus: 0 success, 1 pending, 2 fail, 3 sending.
+int svix_status(store::DeliveryStatus status) {
+  switch (status) {
+    case store::DeliveryStatus::kDelivered:
+      return 0;
+    case store::DeliveryStatus::kPending:
+      return 1;
+    case store::DeliveryStatus::kDelivering:
+      return 3;
+    case store::DeliveryStatus::kDead:
+    case store::DeliveryStatus::kDiscarded:
+      return 2;
+  }
+  return 2;
+}
+
+}  // namespace
+
+std::string dump(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json json_or_string(const std::string& text) {
+  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  if (parsed.is_discarded()) return text;
+  return parsed;
+}
+
+nlohmann::json to_json(const store::Application& app) {
+  return {{"id", app.id},
+          {"uid", optional_json(app.uid)},
+          {"name", app.name},
+          {"rateLimit", optional_json(app.rate_limit)},
+          {"metadata", json_or_string(app.metadata)},
+          {"createdAt", format_time(app.created_at)},
+          {"updatedAt", format_time(app.updated_at)}};
+}
+
+nlohmann::json to_json(const store::EventType& type) {
+  return {{"name", type.name},
+          {"description", type.description},
+          {"archived", type.archived},
+          {"deprecated", false},
+          {"schemas", json_or_string(type.schemas)},
+          {"featureFlag", nullptr},
+          {"groupName", nullptr},
+          {"createdAt", format_time(type.created_at)},
+          {"updatedAt", format_time(type.updated_at)}};
+}
+
+nlohmann::json to_json(const store::Endpoint& ep) {
+  nlohmann::json out = {
+      {"id", ep.id},
+      {"uid", optional_json(ep.uid)},
+      {"url", ep.url},
+      {"description", ep.description},
+      {"version", 1},
+      {"filterTypes", optional_json(ep.filter_types)},
+      {"channels", optional_json(ep.channels)},
+      {"rateLimit", optional_json(ep.rate_limit)},
+      {"disabled", ep.disabled},
+      {"metadata", json_or_string(ep.metadata)},
+      {"createdAt", format_time(ep.created_at)},
+      {"updatedAt", format_time(ep.updated_at)},
+      // hookd additions
+      {"disabledReason", optional_json(ep.disabled_reason)},
+      {"fifo", ep.fifo},
+      {"connectTimeoutMs", optional_json(ep.connect_timeout_ms)},
+      {"timeoutMs", optional_json(ep.total_timeout_ms)},
+  };
+  out["retryPolicy"] = ep.retry_policy ? json_or_string(*ep.retry_policy) : nlohmann::json(nullptr);
+  return out;
+}
+
+nlohmann::json to_json(const store::Message& msg) {
+  return {{"id", msg.id},
+          {"eventType", msg.event_type},
+          {"eventId", optional_json(msg.event_id)},
+          {"payload", json_or_string(msg.payload)},
+          {"channels", optional_json(msg.channels)},
+          {"tags", nullptr},
+          {"timestamp", format_time(msg.created_at)},
+          // hookd additions
+          {"orderingKey", optional_json(msg.ordering_key)},
+          {"sequence", optional_json(msg.sequence)}};
+}
+
+nlohmann::json to_json(const store::Attempt& a) {
+  const bool ok = a.success;
+  return {{"id", a.id},
+          {"url", a.url},
+          {"response", a.response_body},
+          {"responseStatusCode", a.response_status.value_or(0)},
+          {"responseDurationMs", a.duration_ms},
+          {"status", ok ? 0 : 2},
+          {"statusText", ok ? "success" : "fail"},
+          {"triggerType", a.trigger == store::AttemptTrigger::kManual ? 1 : 0},
+          {"msgId", a.msg_id},
+          {"endpointId", a.endpoint_id},
+          {"timestamp", format_time(a.attempted_at)},
+          // hookd additions
+          {"deliveryId", a.delivery_id},
+          {"error", optional_json(a.error)}};
+}
+
+nlohmann::json to_json(const store::Delivery& d) {
+  return {{"id", d.id},
+          {"msgId", d.msg_id},
+          {"endpointId", d.endpoint_id},
+          {"appId", d.app_id},
+          {"status", std::string(store::to_string(d.status))},
+          {"svixStatus", svix_status(d.status)},
+          {"attempts", d.attempts},
+          {"nextAttemptAt", format_time(d.next_attempt_at)},
+          {"firstAttemptAt", d.first_attempt_at ? nlohmann::json(format_time(*d.first_attempt_at))
+                                                : nlohmann::json(nullptr)},
+          {"lastAttemptAt", d.last_attempt_at ? nlohmann::json(format_time(*d.last_attempt_at))
+                                              : nlohmann::json(nullptr)},
+          {"lastError", optional_json(d.last_error)},
+          {"lastResponseStatusCode", optional_json(d.last_response_status)},
+          {"orderingKey", optional_json(d.ordering_key)},
+          {"sequence", optional_json(d.sequence)},
+          {"createdAt", format_time(d.created_at)},
+          {"updatedAt", format_time(d.updated_at)}};
+}
+
+nlohmann::json to_json(const store::AuditEntry& e) {
+  return {{"id", e.id},
+          {"at", format_time(e.at)},
+          {"actor", e.actor},
+          {"action", e.action},
+          {"targetType", e.target_type},
+          {"targetId", e.target_id},
+          {"reason", e.reason},
+          {"before", e.before ? json_or_string(*e.before) : nlohmann::json(nullptr)},
+          {"after", e.after ? json_or_string(*e.after) : nlohmann::json(nullptr)}};
+}
+
+}  // namespace hookd::api

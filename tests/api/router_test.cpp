@@ -1,0 +1,93 @@
+// Router, JSON body reading and time formatting.
+#include <gtest/gtest.h>
+
+#include "api/json_body.hpp"
+#include "api/router.hpp"
+
+namespace hookd::api {
+namespace {
+
+Handler noop() {
+  return [](Call&, Respond) {};
+}
+
+TEST(Router, CapturesDecodedParamsAndIgnoresTrailingSlash) {
+  Router r;
+  r.add("GET", "/api/v1/app/{app_id}/msg/{msg_id}", noop());
+  auto m = r.match("GET", "/api/v1/app/my%20app/msg/msg_1/");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->params.at("app_id"), "my app");
+  EXPECT_EQ(m->params.at("msg_id"), "msg_1");
+}
+
+TEST(Router, LiteralSegmentsWinOverParameters) {
+  Router r;
+  r.add("POST", "/api/v1/hookd/dlq/{delivery_id}", noop());
+  r.add("POST", "/api/v1/hookd/dlq/replay", noop());
+  auto m = r.match("POST", "/api/v1/hookd/dlq/replay");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->route->pattern, "/api/v1/hookd/dlq/replay");
+}
+
+TEST(Router, UnknownPathIs404AndWrongMethodIs405WithAllow) {
+  Router r;
+  r.add("GET", "/api/v1/app", noop());
+  r.add("POST", "/api/v1/app", noop());
+  auto missing = r.match("GET", "/api/v1/nothing");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().status, 404);
+  auto wrong = r.match("DELETE", "/api/v1/app");
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_EQ(wrong.error().status, 405);
+  ASSERT_EQ(wrong.error().headers.size(), 1u);
+  EXPECT_EQ(wrong.error().headers[0].value, "GET, POST");
+}
+
+TEST(JsonBody, MalformedJsonNamesTheByteOffset) {
+  auto r = parse_json_object(R"({"a": 1,, })", 64);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().status, 400);
+  EXPECT_NE(r.error().detail.find("byte offset 9"), std::string::npos) << r.error().detail;
+}
+
+TEST(JsonBody, DepthLimitIsEnforcedBeforeParsing) {
+  std::string deep(100, '[');
+  deep += std::string(100, ']');
+  auto r = parse_json_object(deep, 64);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().status, 400);
+  EXPECT_NE(r.error().detail.find("deeper than the limit of 64"), std::string::npos);
+  // Brackets inside strings do not count.
+  EXPECT_TRUE(parse_json_object(R"({"s": "[[[[[[[[[[[[[["})", 3).has_value());
+}
+
+TEST(JsonBody, NonObjectsAndEmptyBodiesAreRefused) {
+  EXPECT_EQ(parse_json_object("[1]", 64).error().status, 400);
+  EXPECT_EQ(parse_json_object("", 64).error().status, 400);
+}
+
+TEST(JsonBody, FieldsCollectEveryProblem) {
+  auto j = nlohmann::json::parse(R"({"name": 5, "rate": -1, "list": ["a", ""]})");
+  Fields f(j);
+  f.required_string("name");
+  f.integer("rate", 0, 10);
+  f.string_list("list");
+  f.required_string("missing");
+  ASSERT_EQ(f.errors().size(), 4u);
+  EXPECT_EQ(f.errors()[0].field, "name");
+  EXPECT_EQ(f.errors()[2].field, "list[1]");
+  EXPECT_EQ(f.errors()[3].message, "is required");
+}
+
+TEST(Time, FormatsAndParsesIso8601) {
+  EXPECT_EQ(format_time(1'704'067'200'000), "2024-01-01T00:00:00.000Z");
+  EXPECT_EQ(format_time(1'704'067'200'123), "2024-01-01T00:00:00.123Z");
+  EXPECT_EQ(parse_time("2024-01-01T00:00:00Z"), 1'704'067'200'000);
+  EXPECT_EQ(parse_time("2024-01-01T00:00:00.123Z"), 1'704'067'200'123);
+  EXPECT_EQ(parse_time("2024-01-01T01:00:00+01:00"), 1'704'067'200'000);
+  EXPECT_FALSE(parse_time("2024-01-01").has_value());
+  EXPECT_FALSE(parse_time("yesterday").has_value());
+}
+
+}  // namespace
+}  // namespace hookd::api
