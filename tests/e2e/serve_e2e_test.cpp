@@ -7,10 +7,6 @@
 namespace hookd::e2e {
 namespace {
 
-// TODO(app): remove once src/api is merged (until then /api answers 503).
-#define SKIP_WITHOUT_API(hookd) \
-  if ((hookd).get("/api/v1/app").status == 503) GTEST_SKIP() << "src/api not merged yet"
-
 TEST(ServeE2E, BecomesReadyAndAnswersProbes) {
   HookdProcess hookd;
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
@@ -41,7 +37,6 @@ TEST(ServeE2E, MetricsArePrometheusText) {  // A35 (the families exist)
 TEST(ServeE2E, ApiRefusesMissingOrWrongToken) {  // A34
   HookdProcess hookd;
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
-  SKIP_WITHOUT_API(hookd);
   EXPECT_EQ(http_get(hookd.url("/api/v1/app")).status, 401);
   EXPECT_EQ(http_get(hookd.url("/api/v1/app"), {{"Authorization", "Bearer wrong-token"}}).status,
             401);
@@ -61,7 +56,6 @@ TEST(ServeE2E, SigtermStopsGracefullyWithExitZero) {
 TEST(ServeE2E, RestartsAfterKillNineOnTheSameDatabase) {
   HookdProcess hookd;
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
-  SKIP_WITHOUT_API(hookd);
   const HttpReply created = hookd.post("/api/v1/app", R"({"name":"survives","uid":"kill9-app"})");
   ASSERT_EQ(created.status, 201) << created.body;
   hookd.kill9();
