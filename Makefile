@@ -26,8 +26,10 @@ build: deps $(BUILD)/build.ninja
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# Without TOKEN (or [auth] tokens in CONFIG) hookd generates an API token and prints it once.
 run: build
-	./$(BUILD)/hookd serve --listen $(LISTEN) --database $(DATABASE)
+	./$(BUILD)/hookd serve --listen $(LISTEN) --database $(DATABASE) \
+	  $(if $(CONFIG),--config $(CONFIG)) $(if $(TOKEN),--token $(TOKEN))
 
 test: build build-asan
 	@bash scripts/test.sh

@@ -4,7 +4,9 @@
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
+#include "cli/migrate_command.hpp"
 #include "cli/scheme_flags.hpp"
+#include "cli/serve_command.hpp"
 #include "cli/sign_command.hpp"
 #include "cli/verify_command.hpp"
 
@@ -17,6 +19,10 @@ int run_cli(int argc, char** argv) {
              "\nRun 'hookd <subcommand> --help' for a subcommand's flags.");
   SignArgs sign_args;
   VerifyArgs verify_args;
+  ServeArgs serve_args;
+  MigrateArgs migrate_args;
+  const CLI::App* serve = add_serve_command(app, serve_args);
+  const CLI::App* migrate = add_migrate_command(app, migrate_args);
   const CLI::App* sign = add_sign_command(app, sign_args);
   const CLI::App* verify = add_verify_command(app, verify_args);
   try {
@@ -25,6 +31,8 @@ int run_cli(int argc, char** argv) {
     // --help exits 0; every other parse error is a usage error (2).
     return app.exit(error) == 0 ? kExitOk : kExitUsage;
   }
+  if (serve->parsed()) return run_serve(serve_args, std::cout, std::cerr);
+  if (migrate->parsed()) return run_migrate(migrate_args, std::cout, std::cerr);
   if (sign->parsed()) return run_sign(sign_args, std::cout, std::cerr);
   if (verify->parsed()) return run_verify(verify_args, std::cout, std::cerr);
   std::cout << app.help();

@@ -1,0 +1,199 @@
+#include "app/parts.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <thread>
+
+#include "app/store_factory.hpp"
+#include "app/store_gauges.hpp"
+#include "core/address_policy.hpp"
+#include "net/http_client_guard.hpp"
+#include "ops/masking.hpp"
+
+namespace hookd::app {
+namespace {
+
+ops::LogLevel to_ops(config::LogLevel level) {
+  switch (level) {
+    case config::LogLevel::kTrace:
+      return ops::LogLevel::kTrace;
+    case config::LogLevel::kDebug:
+      return ops::LogLevel::kDebug;
+    case config::LogLevel::kInfo:
+      return ops::LogLevel::kInfo;
+    case config::LogLevel::kWarn:
+      return ops::LogLevel::kWarn;
+    case config::LogLevel::kError:
+      return ops::LogLevel::kError;
+    case config::LogLevel::kOff:
+      return ops::LogLevel::kOff;
+  }
+  return ops::LogLevel::kInfo;
+}
+
+int io_threads(int configured) {
+  if (configured > 0) return configured;
+  return static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+}
+
+net::HttpServerOptions server_options(const config::ServerConfig& server,
+                                      const ListenAddress& listen) {
+  net::HttpServerOptions options;
+  options.listen_address = listen.host;
+  options.port = listen.port;
+  options.io_threads = io_threads(server.io_threads);
+  options.max_header_bytes = server.max_header_bytes;
+  options.max_body_bytes = server.max_body_bytes;
+  options.max_target_bytes = server.max_url_bytes;
+  options.max_connections = static_cast<std::size_t>(server.max_connections);
+  options.request_read_timeout = server.read_timeout;
+  options.idle_timeout = server.idle_timeout;
+  return options;
+}
+
+// The dispatcher's lease owner is "<node id>/dispatcher"; the host name keeps it stable
+// across restarts of this node (so start() can take back its own leases after a crash) and
+// distinct between nodes sharing a database.
+std::string node_id() {
+  std::array<char, 256> host{};
+  if (::gethostname(host.data(), host.size() - 1) != 0 || host[0] == '\0') return "hookd";
+  return std::string("hookd@") + host.data();
+}
+
+}  // namespace
+
+Status App::Parts::build(AppOptions options) {
+  auto address = parse_listen_address(config.server.listen);
+  if (!address) return std::unexpected(address.error());
+  listen = *address;
+  if (auto logged = build_logger(options); !logged) return logged;
+  ids = std::make_unique<SystemIdGenerator>(clock, make_system_id_random());
+  metrics = std::make_unique<ops::HookdMetrics>(registry);
+  auto opened = open_store(config.database, clock, *ids);
+  if (!opened) return std::unexpected(opened.error());
+  store = std::move(*opened);
+  register_store_gauges(registry, *store, clock);
+  if (auto client_built = build_client(); !client_built) return client_built;
+  build_dispatcher();
+  build_api();
+  build_server();
+  return {};
+}
+
+Status App::Parts::build_logger(const AppOptions& options) {
+  auto masker = ops::Masker::create(ops::MaskingConfig{config.logging.masked_pointers, true});
+  if (!masker) return std::unexpected(masker.error());
+  ops::LogOptions log_options;
+  log_options.level = to_ops(config.logging.level);
+  log_options.format = config.logging.format == config::LogFormat::kText ? ops::LogFormat::kText
+                                                                         : ops::LogFormat::kJson;
+  auto sink = options.log_sink ? options.log_sink : ops::make_stderr_sink();
+  logger = std::make_unique<ops::Logger>(log_options, std::move(sink),
+                                         std::make_shared<const ops::Masker>(std::move(*masker)));
+  return {};
+}
+
+Status App::Parts::build_client() {
+  auto policy = AddressPolicy::from_strings(config.ssrf.allowed_subnets);
+  if (!policy) return std::unexpected(policy.error());
+  net::HttpClientOptions options;
+  options.connect_timeout = config.delivery.connect_timeout;
+  options.total_timeout = config.delivery.timeout;
+  options.body_limit = config.delivery.max_response_body_bytes;
+  options.address_guard = net::make_address_guard(std::move(*policy));
+  client = std::make_unique<net::HttpClient>(std::move(options));
+  return {};
+}
+
+void App::Parts::build_dispatcher() {
+  sender = std::make_unique<outbound::HttpClientSender>(*client);
+  dispatcher_options = outbound::DispatcherOptions::from(config);
+  dispatcher_options.node_id = node_id();
+  dispatcher = std::make_unique<outbound::Dispatcher>(
+      dispatcher_options, outbound::DispatcherDeps{*store, *sender, dispatch_clock, dispatch_random,
+                                                   metrics.get(), logger.get()});
+}
+
+void App::Parts::build_api() {
+  api = std::make_unique<api::Api>(api::ApiDeps{*store, config, clock, api_random, metrics.get(),
+                                                &registry, logger.get(), api::ApiOptions{}});
+}
+
+// Every API request goes to the Api; a successful change (publish, resend, recover, replay)
+// also wakes the dispatcher so new work is claimed now rather than at the next poll.
+void App::Parts::handle_api(net::HttpRequest request, Respond respond) {
+  if (request.method == "GET") return api->handle(std::move(request), std::move(respond));
+  api->handle(std::move(request),
+              [this, respond = std::move(respond)](net::HttpResponse response) mutable {
+                const bool changed = response.status >= 200 && response.status < 300;
+                respond(std::move(response));
+                if (changed) dispatcher->wake();
+              });
+}
+
+void App::Parts::build_server() {
+  RouterRoutes routes;
+  routes.readiness = [this] { return readiness(); };
+  routes.api = [this](net::HttpRequest request, Respond respond) {
+    handle_api(std::move(request), std::move(respond));
+  };
+  if (config.metrics.enabled) {
+    routes.metrics = [this] { return registry.render(); };
+    routes.metrics_path = config.metrics.path;
+  }
+  router = std::make_unique<Router>(std::move(routes));
+  server = std::make_unique<net::HttpServer>(
+      server_options(config.server, listen),
+      [this](net::HttpRequest request, net::Responder responder) {
+        router->handle(std::move(request), Respond(std::move(responder)));
+      });
+}
+
+Status App::Parts::start() {
+  started = true;
+  if (auto migrated = store->migrate(); !migrated) return migrated;
+  // Deliveries this node leased before a crash are due again now, not after their lease.
+  if (auto released = store->release_leases(dispatcher_options.lease_owner()); !released) {
+    return std::unexpected(released.error());
+  } else if (*released > 0) {
+    logger->info("hookd.leases_released", {{"deliveries", *released}});
+  }
+  client->start();
+  client_started = true;
+  if (auto dispatching = dispatcher->start(); !dispatching) return dispatching;
+  dispatcher_started = true;
+  if (auto serving = api->start(); !serving) return serving;
+  api_started = true;
+  if (auto listening = server->start(); !listening) return listening;
+  server_started = true;
+  ready = true;
+  logger->info(
+      "hookd.started",
+      {{"listen", listen.host}, {"port", server->local_port()}, {"database", config.database.url}});
+  return {};
+}
+
+void App::Parts::stop() {
+  if (!started) return;
+  started = false;
+  ready = false;
+  logger->info("hookd.stopping");
+  if (server_started) server->stop(config.server.shutdown_grace);
+  if (api_started) api->stop();                // answers (commits) every publish it queued
+  if (dispatcher_started) dispatcher->stop();  // needs the client for in-flight attempts
+  if (client_started) client->stop();
+  server_started = api_started = dispatcher_started = client_started = false;
+  logger->info("hookd.stopped");
+  logger->flush();
+}
+
+Status App::Parts::readiness() const {
+  if (!ready) return fail(ErrorCode::kUnavailable, "not started or stopping");
+  auto version = store->schema_version();
+  if (!version) return std::unexpected(version.error());
+  return {};
+}
+
+}  // namespace hookd::app

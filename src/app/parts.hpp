@@ -1,0 +1,70 @@
+// App::Parts: the components the App owns, declared in construction order (members are
+// destroyed in reverse, so nothing outlives what it references), with the start/stop
+// sequences. Internal to src/app; see app.hpp for the lifecycle contract.
+// Thread-safety: build/start/stop from one thread; readiness() from any thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "api/api.hpp"
+#include "app/app.hpp"
+#include "app/listen_address.hpp"
+#include "app/router.hpp"
+#include "app/system_ids.hpp"
+#include "net/http_client.hpp"
+#include "net/http_server.hpp"
+#include "ops/hookd_metrics.hpp"
+#include "ops/log.hpp"
+#include "ops/metrics.hpp"
+#include "outbound/dispatcher.hpp"
+#include "outbound/ports.hpp"
+#include "store/clock.hpp"
+#include "store/store.hpp"
+
+namespace hookd::app {
+
+struct App::Parts {
+  explicit Parts(config::Config c) : config(std::move(c)) {}
+
+  Status build(AppOptions options);
+  Status start();
+  void stop();
+  Status readiness() const;
+
+  const config::Config config;
+  ListenAddress listen;
+  store::SystemClock clock;
+  std::unique_ptr<SystemIdGenerator> ids;
+  std::unique_ptr<ops::Logger> logger;
+  ops::Registry registry;
+  std::unique_ptr<ops::HookdMetrics> metrics;
+  std::unique_ptr<store::Store> store;
+  std::unique_ptr<net::HttpClient> client;
+  outbound::SystemClock dispatch_clock;
+  outbound::SystemRandom dispatch_random;
+  std::unique_ptr<outbound::HttpClientSender> sender;
+  outbound::DispatcherOptions dispatcher_options;
+  std::unique_ptr<outbound::Dispatcher> dispatcher;
+  api::SystemRandom api_random;
+  std::unique_ptr<api::Api> api;
+  std::unique_ptr<Router> router;
+  std::unique_ptr<net::HttpServer> server;
+
+  std::atomic<bool> ready{false};
+  bool started = false;  // start() ran (fully or partly): stop() has work to do
+  bool client_started = false;
+  bool dispatcher_started = false;
+  bool api_started = false;
+  bool server_started = false;
+
+ private:
+  Status build_logger(const AppOptions& options);
+  Status build_client();
+  void build_dispatcher();
+  void build_api();
+  void handle_api(net::HttpRequest request, Respond respond);
+  void build_server();
+};
+
+}  // namespace hookd::app

@@ -1,0 +1,20 @@
+// Opens the Store the configuration names: `database.url` is a SQLite file path (or
+// ":memory:"), or postgres(ql):// (not available yet: refused with a clear error).
+// Does not migrate; the caller decides (serve and migrate both call Store::migrate()).
+// Thread-safety: reentrant; the returned Store is thread-safe (see store/store.hpp).
+#pragma once
+
+#include <memory>
+
+#include "config/config.hpp"
+#include "hookd/result.hpp"
+#include "store/clock.hpp"
+#include "store/store.hpp"
+
+namespace hookd::app {
+
+// `clock` and `ids` must outlive the store.
+Result<std::unique_ptr<store::Store>> open_store(const config::DatabaseConfig& database,
+                                                 store::Clock& clock, store::IdGenerator& ids);
+
+}  // namespace hookd::app

@@ -1,0 +1,16 @@
+// The scrape-time gauges that read the store (queue depth, dead letters, age of the oldest
+// dead letter), registered with ops::add_store_gauges. A failing store read gives NaN, which
+// Prometheus shows as a gap rather than a misleading zero.
+// Thread-safety: the callbacks run on the scraping thread and only call the thread-safe
+// Store; `store` and `clock` must outlive the registry's use of them.
+#pragma once
+
+#include "ops/metrics.hpp"
+#include "store/clock.hpp"
+#include "store/store.hpp"
+
+namespace hookd::app {
+
+void register_store_gauges(ops::Registry& registry, store::Store& store, store::Clock& clock);
+
+}  // namespace hookd::app

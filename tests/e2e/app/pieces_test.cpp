@@ -1,0 +1,74 @@
+// Small pure pieces of the composition root: listen addresses, ids, generated tokens.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+
+#include "app/api_token.hpp"
+#include "app/listen_address.hpp"
+#include "app/system_ids.hpp"
+
+namespace hookd::app {
+namespace {
+
+TEST(ListenAddressTest, ParsesHostsAndPorts) {
+  auto v4 = parse_listen_address("127.0.0.1:8071");
+  ASSERT_TRUE(v4);
+  EXPECT_EQ(v4->host, "127.0.0.1");
+  EXPECT_EQ(v4->port, 8071);
+  auto v6 = parse_listen_address("[::1]:0");
+  ASSERT_TRUE(v6);
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_EQ(v6->port, 0);
+  EXPECT_EQ(base_url(*v6), "http://[::1]:0");
+  EXPECT_FALSE(parse_listen_address("localhost"));
+  EXPECT_FALSE(parse_listen_address(":80"));
+  EXPECT_FALSE(parse_listen_address("h:65536"));
+  EXPECT_FALSE(parse_listen_address("h:8x"));
+}
+
+class StepClock final : public store::Clock {
+ public:
+  std::int64_t now_ms() override { return now.load(); }
+  std::atomic<std::int64_t> now{1'700'000'000'000};
+};
+
+TEST(SystemIdGeneratorTest, IdsInOneMillisecondStillSortInCreationOrder) {
+  StepClock clock;
+  // The worst case for ordering: the random source always gives the largest bytes but one.
+  SystemIdGenerator ids(clock, [](IdRandomBytes& bytes) {
+    bytes.fill(0xff);
+    bytes.back() = 0xfe;
+  });
+  std::string previous = ids.next("msg");
+  for (int i = 0; i < 1000; ++i) {
+    if (i == 500) clock.now -= 5;  // the wall clock steps back
+    std::string id = ids.next("msg");
+    EXPECT_LT(previous, id) << i;
+    ASSERT_TRUE(parse_id(id, "msg"));
+    previous = std::move(id);
+  }
+}
+
+TEST(SystemIdGeneratorTest, SystemRandomGivesDistinctIds) {
+  StepClock clock;
+  SystemIdGenerator ids(clock, make_system_id_random());
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) seen.insert(ids.next("app"));
+  EXPECT_EQ(seen.size(), 1000u);
+}
+
+TEST(ApiTokenTest, GeneratesOnlyWhenNoneConfigured) {
+  config::Config config;
+  auto generated = ensure_api_token(config);
+  ASSERT_TRUE(generated);
+  EXPECT_TRUE(generated->starts_with("hookd_"));
+  EXPECT_EQ(generated->size(), 6u + 43u);
+  ASSERT_EQ(config.auth.tokens.size(), 1u);
+  EXPECT_EQ(config.auth.tokens[0].token, *generated);
+  EXPECT_FALSE(ensure_api_token(config));
+  EXPECT_NE(generate_api_token(), generate_api_token());
+}
+
+}  // namespace
+}  // namespace hookd::app
