@@ -6,7 +6,7 @@ LISTEN     ?= 127.0.0.1:8071
 DATABASE   ?= ./hookd.db
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build build-asan run test bench format tidy clean
+.PHONY: all deps build build-asan run test bench fuzz format tidy clean
 
 all: build
 
@@ -36,6 +36,12 @@ test: build build-asan
 
 bench: build
 	@bash bench/run.sh
+
+# Random-seeded fuzzing of the parsers and the API under ASan+UBSan (A33), FUZZ_SECONDS per
+# target; a finding is written to fuzz-finding-<target>.bin (docs/testing.md).
+FUZZ_SECONDS ?= 30
+fuzz: build-asan
+	./$(ASAN_BUILD)/tests/fuzz/hookd_fuzz --seconds $(FUZZ_SECONDS)
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')

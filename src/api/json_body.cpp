@@ -55,6 +55,8 @@ std::expected<nlohmann::json, ApiError> parse_json_object(std::string_view body,
   } catch (const nlohmann::json::parse_error& e) {
     return std::unexpected(
         bad_request("Malformed JSON at byte offset " + std::to_string(e.byte) + ": " + e.what()));
+  } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range 406: 1e999 overflows
+    return std::unexpected(bad_request(std::string("Malformed JSON: ") + e.what()));
   }
   if (!parsed.is_object()) {
     return std::unexpected(bad_request(std::string("The request body must be a JSON object, not ") +

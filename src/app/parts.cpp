@@ -69,7 +69,7 @@ Status App::Parts::build(AppOptions options) {
   if (!address) return std::unexpected(address.error());
   listen = *address;
   if (auto logged = build_logger(options); !logged) return logged;
-  ids = std::make_unique<SystemIdGenerator>(clock, make_system_id_random());
+  ids = std::make_unique<store::RandomIdGenerator>(clock);
   metrics = std::make_unique<ops::HookdMetrics>(registry);
   auto opened = open_store(config.database, clock, *ids);
   if (!opened) return std::unexpected(opened.error());

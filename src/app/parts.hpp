@@ -11,7 +11,6 @@
 #include "app/app.hpp"
 #include "app/listen_address.hpp"
 #include "app/router.hpp"
-#include "app/system_ids.hpp"
 #include "net/http_client.hpp"
 #include "net/http_server.hpp"
 #include "ops/hookd_metrics.hpp"
@@ -20,6 +19,7 @@
 #include "outbound/dispatcher.hpp"
 #include "outbound/ports.hpp"
 #include "store/clock.hpp"
+#include "store/id_generator.hpp"
 #include "store/store.hpp"
 
 namespace hookd::app {
@@ -35,7 +35,7 @@ struct App::Parts {
   const config::Config config;
   ListenAddress listen;
   store::SystemClock clock;
-  std::unique_ptr<SystemIdGenerator> ids;
+  std::unique_ptr<store::RandomIdGenerator> ids;
   std::unique_ptr<ops::Logger> logger;
   ops::Registry registry;
   std::unique_ptr<ops::HookdMetrics> metrics;

@@ -1,6 +1,7 @@
-// RandomIdGenerator: prefixed, parseable, time-sortable, unique.
+// RandomIdGenerator: prefixed, parseable, time-sortable, unique, monotonic within a millisecond.
 #include "store/id_generator.hpp"
 
+#include <atomic>
 #include <set>
 
 #include "hookd/ids.hpp"
@@ -24,6 +25,37 @@ TEST(RandomIdGeneratorTest, IdsCarryPrefixAndClockTimeAndSortByTime) {
   auto parsed = parse_id(made.front(), "msg");
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->unix_ms, 1'700'000'000'000);
+}
+
+class StepClock final : public Clock {
+ public:
+  std::int64_t now_ms() override { return now.load(); }
+  std::atomic<std::int64_t> now{1'700'000'000'000};
+};
+
+TEST(RandomIdGeneratorTest, IdsInOneMillisecondStillSortInCreationOrder) {
+  StepClock clock;
+  // The worst case for ordering: the random source always gives the largest bytes but one.
+  RandomIdGenerator ids(clock, [](IdRandomBytes& bytes) {
+    bytes.fill(0xff);
+    bytes.back() = 0xfe;
+  });
+  std::string previous = ids.next("msg");
+  for (int i = 0; i < 1000; ++i) {
+    if (i == 500) clock.now -= 5;  // the wall clock steps back
+    std::string id = ids.next("msg");
+    EXPECT_LT(previous, id) << i;
+    ASSERT_TRUE(parse_id(id, "msg"));
+    previous = std::move(id);
+  }
+}
+
+TEST(RandomIdGeneratorTest, SystemRandomGivesDistinctIds) {
+  StepClock clock;
+  RandomIdGenerator ids(clock);
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) seen.insert(ids.next("app"));
+  EXPECT_EQ(seen.size(), 1000u);
 }
 
 }  // namespace

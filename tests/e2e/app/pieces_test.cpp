@@ -1,12 +1,8 @@
-// Small pure pieces of the composition root: listen addresses, ids, generated tokens.
+// Small pure pieces of the composition root: listen addresses, generated tokens.
 #include <gtest/gtest.h>
-
-#include <atomic>
-#include <set>
 
 #include "app/api_token.hpp"
 #include "app/listen_address.hpp"
-#include "app/system_ids.hpp"
 
 namespace hookd::app {
 namespace {
@@ -25,37 +21,6 @@ TEST(ListenAddressTest, ParsesHostsAndPorts) {
   EXPECT_FALSE(parse_listen_address(":80"));
   EXPECT_FALSE(parse_listen_address("h:65536"));
   EXPECT_FALSE(parse_listen_address("h:8x"));
-}
-
-class StepClock final : public store::Clock {
- public:
-  std::int64_t now_ms() override { return now.load(); }
-  std::atomic<std::int64_t> now{1'700'000'000'000};
-};
-
-TEST(SystemIdGeneratorTest, IdsInOneMillisecondStillSortInCreationOrder) {
-  StepClock clock;
-  // The worst case for ordering: the random source always gives the largest bytes but one.
-  SystemIdGenerator ids(clock, [](IdRandomBytes& bytes) {
-    bytes.fill(0xff);
-    bytes.back() = 0xfe;
-  });
-  std::string previous = ids.next("msg");
-  for (int i = 0; i < 1000; ++i) {
-    if (i == 500) clock.now -= 5;  // the wall clock steps back
-    std::string id = ids.next("msg");
-    EXPECT_LT(previous, id) << i;
-    ASSERT_TRUE(parse_id(id, "msg"));
-    previous = std::move(id);
-  }
-}
-
-TEST(SystemIdGeneratorTest, SystemRandomGivesDistinctIds) {
-  StepClock clock;
-  SystemIdGenerator ids(clock, make_system_id_random());
-  std::set<std::string> seen;
-  for (int i = 0; i < 1000; ++i) seen.insert(ids.next("app"));
-  EXPECT_EQ(seen.size(), 1000u);
 }
 
 TEST(ApiTokenTest, GeneratesOnlyWhenNoneConfigured) {
