@@ -68,6 +68,20 @@ TEST(InboundE2E, VerifiedEventIsStoredAnswered200AndForwardedSigned) {
   ASSERT_EQ(event["history"].size(), 2u) << event.dump();
   EXPECT_EQ(event["history"][0].value("to", ""), "received");
   EXPECT_EQ(event["history"][1].value("to", ""), "processed");
+
+  // The CLI reads the same inbox from the database.
+  const auto listed = hookd.run_command({"inbox", "list", "--json", "--config",
+                                         hookd.config_file().string(), "--database",
+                                         hookd.database().string(), "--source", "shop"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto rows = nlohmann::json::parse(listed.out, nullptr, false);
+  ASSERT_EQ(rows.size(), 1u) << listed.out;
+  EXPECT_EQ(rows[0].value("status", ""), "processed");
+  const auto shown = hookd.run_command({"inbox", "show", rows[0].value("id", ""), "--config",
+                                        hookd.config_file().string(), "--database",
+                                        hookd.database().string()});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(nlohmann::json::parse(shown.out, nullptr, false)["history"].size(), 2u) << shown.out;
 }
 
 TEST(InboundE2E, SameEventManyTimesAlsoConcurrentlyIsForwardedOnce) {  // A10, A14
