@@ -86,6 +86,7 @@ void Forwarder::run() {
       stopping = stopping_;
     }
     for (auto& d : done) record(std::move(d));
+    flush();
     if (stopping) {
       const auto now = std::chrono::steady_clock::now();
       if (!stop_deadline) stop_deadline = now + options_.stop_grace;
@@ -95,6 +96,7 @@ void Forwarder::run() {
       continue;
     }
     const bool more = claim_and_process();
+    flush();
     std::unique_lock lock(mu_);
     if (more && in_flight_ < options_.max_in_flight) continue;
     cv_.wait_for(lock, options_.poll_interval,
@@ -188,6 +190,7 @@ void Forwarder::settle(const Source& source, const store::InboxEvent& event,
   u.note = result.note;
   std::string outcome(to_string(result.decision));
   std::ranges::replace(outcome, '-', '_');
+  settling_.insert(event.source + "\n" + event.event_id);
   update(std::move(u), source.name(), outcome);
 }
 
@@ -200,9 +203,14 @@ void Forwarder::park(const Source& source, const store::InboxEvent& event,
   u.lease_owner = options_.lease_owner;
   u.to = store::InboxStatus::kParked;
   const std::string waiting_for = fmt::format("{}", fmt::join(event.depends_on, ", "));
+  const bool settling_now = std::ranges::any_of(event.depends_on, [&](const std::string& dep) {
+    return settling_.contains(event.source + "\n" + dep);
+  });
   if (now < deadline) {
     u.note = result.note + ": " + waiting_for;
-    u.next_attempt_at = deadline;  // or earlier: settling a dependency releases it
+    // Settling a dependency releases its parked dependents; one settled in this very batch
+    // commits before this park, so look again at once instead.
+    u.next_attempt_at = settling_now ? now : deadline;
     return update(std::move(u), source.name(), "parked");
   }
   // Waited too long: flagged for reconciliation; still released if the dependency comes.

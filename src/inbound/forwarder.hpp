@@ -6,7 +6,8 @@
 // Idempotency-Key. Each outcome is recorded with inbox_update_status (status + history +
 // entity state in one transaction); failed forwards are retried with the source's
 // RetryPolicy and go `dead` when it gives up (audit log entry, metric, warning) — the inbox's
-// dead-letter list is `status=dead`.
+// dead-letter list is `status=dead`. Status changes are collected and written with one
+// inbox_update_status_batch transaction per loop turn (group commit: one fsync for many).
 // HTTP completions only append to a mailbox; the forwarder thread alone touches the store,
 // so decisions for one node are serialized. A crash leaves leases that expire; stop() waits
 // for forwards in flight (up to the grace), records them, and releases the rest.
@@ -83,7 +84,11 @@ class Forwarder {
   void send(const Source& source, store::InboxEvent event, DecisionInput input);
   void record(Completed done);
   void mark_dead(const store::InboxEvent& event, const std::string& reason);
+  // Queues a status change; flush() writes every queued one in one transaction.
   void update(store::InboxStatusUpdate u, std::string_view source, std::string_view outcome);
+  void flush();
+  struct Pending;
+  void audit_dead(const Pending& p);
   std::int64_t now_ms();
 
   const ForwarderOptions options_;
@@ -97,8 +102,17 @@ class Forwarder {
   std::deque<Completed> mailbox_;
   std::thread thread_;
 
+  struct Pending {  // a queued status change
+    store::InboxStatusUpdate update;
+    std::string source;
+    std::string outcome;  // metric label; "" = none
+    std::string event_id;
+  };
+
   // Owned by the forwarder thread.
   int in_flight_ = 0;
+  std::vector<Pending> pending_;
+  std::set<std::string> settling_;             // "<source>\n<event id>" settled by pending_
   std::multiset<std::string> keys_in_flight_;  // "<source>\n<business key>"
 };
 

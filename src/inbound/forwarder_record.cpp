@@ -55,12 +55,54 @@ void Forwarder::mark_dead(const store::InboxEvent& event, const std::string& rea
   u.note = "dead: " + reason;
   u.error = reason;
   u.count_attempt = true;
-  update(std::move(u), event.source, "dead");
+  pending_.push_back(Pending{std::move(u), event.source, "dead", event.event_id});
+}
+
+void Forwarder::update(store::InboxStatusUpdate u, std::string_view source,
+                       std::string_view outcome) {
+  pending_.push_back(Pending{std::move(u), std::string(source), std::string(outcome), ""});
+}
+
+// Writes the queued status changes in one transaction. A failed item (its lease expired and
+// another claim owns it) or a failed batch (the store is down) leaves those events open: they
+// are forwarded or decided again later — at least once, deduplicated by the app.
+void Forwarder::flush() {
+  if (pending_.empty()) return;
+  std::vector<store::InboxStatusUpdate> updates;
+  updates.reserve(pending_.size());
+  for (const auto& p : pending_) updates.push_back(p.update);
+  auto results = deps_.store.inbox_update_status_batch(updates);
+  std::vector<Pending> pending;
+  pending.swap(pending_);
+  settling_.clear();
+  if (!results) {
+    if (deps_.logger) {
+      deps_.logger->warn("forwarder.record_failed",
+                         {{"events", pending.size()}, {"error", results.error().message}});
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < pending.size() && i < results->size(); ++i) {
+    const auto& p = pending[i];
+    if (!(*results)[i]) {
+      if (deps_.logger) {
+        deps_.logger->warn("forwarder.record_failed",
+                           {{"inbox_id", p.update.id}, {"error", (*results)[i].error().message}});
+      }
+      continue;
+    }
+    if (deps_.metrics && !p.outcome.empty()) deps_.metrics->forward(p.source, p.outcome);
+    if (p.update.to == store::InboxStatus::kDead) audit_dead(p);
+  }
+}
+
+void Forwarder::audit_dead(const Pending& p) {
+  const std::string reason = p.update.error.value_or("");
   store::AuditEntry audit;
   audit.actor = "hookd";
   audit.action = "inbox.dead";
   audit.target_type = "inbox_event";
-  audit.target_id = event.id;
+  audit.target_id = p.update.id;
   audit.reason = reason;
   audit.before = R"({"status":"processing"})";
   audit.after = R"({"status":"dead"})";
@@ -68,26 +110,11 @@ void Forwarder::mark_dead(const store::InboxEvent& event, const std::string& rea
     deps_.logger->warn("forwarder.audit_failed", {{"error", a.error().message}});
   }
   if (deps_.logger) {
-    deps_.logger->warn("inbound.dead", {{"source", event.source},
-                                        {"event_id", event.event_id},
-                                        {"inbox_id", event.id},
+    deps_.logger->warn("inbound.dead", {{"source", p.source},
+                                        {"event_id", p.event_id},
+                                        {"inbox_id", p.update.id},
                                         {"reason", reason}});
   }
-}
-
-void Forwarder::update(store::InboxStatusUpdate u, std::string_view source,
-                       std::string_view outcome) {
-  auto r = deps_.store.inbox_update_status(u);
-  if (!r) {
-    // The lease expired meanwhile (another claim owns it) or the store is down: the event
-    // stays open and is forwarded again later — at least once, deduplicated by the app.
-    if (deps_.logger) {
-      deps_.logger->warn("forwarder.record_failed",
-                         {{"inbox_id", u.id}, {"error", r.error().message}});
-    }
-    return;
-  }
-  if (deps_.metrics && !outcome.empty()) deps_.metrics->forward(source, outcome);
 }
 
 }  // namespace hookd::inbound
