@@ -45,10 +45,13 @@ RETURNING {})sql";
 
 #undef HOOKD_INBOX_OPEN
 
-// Parked events of the source that wait for `event_id` become due now.
+// Parked events of the source that wait for `event_id` become due now. The repeated open-status
+// term lets SQLite use the partial index inbox_open (source first) instead of scanning every
+// row of the source: this runs after every settled event.
 constexpr std::string_view kReleaseDependentsSql = R"sql(
 UPDATE inbox SET next_attempt_at = ?1
-WHERE source = ?2 AND status = 'parked' AND next_attempt_at > ?1
+WHERE source = ?2 AND status IN ('received', 'processing', 'retry', 'parked')
+  AND status = 'parked' AND next_attempt_at > ?1
   AND EXISTS (SELECT 1 FROM json_each(inbox.depends_on) d WHERE d.value = ?3))sql";
 
 bool settles(InboxStatus s) {
