@@ -111,6 +111,10 @@ class Api::Impl {
   Reply list_audit(Call& call);
   Reply batcher_stats(Call& call);
 
+  // The inbound inbox (handlers_inbox.cpp).
+  Reply list_inbox(Call& call);
+  Reply get_inbox(Call& call);
+
   ApiDeps deps_;
   TokenAuth auth_;
   Router router_;

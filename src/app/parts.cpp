@@ -78,6 +78,11 @@ Status App::Parts::build(AppOptions options) {
   if (auto client_built = build_client(); !client_built) return client_built;
   build_dispatcher();
   build_api();
+  auto inbound_built =
+      InboundParts::build({config, *store, dispatch_clock, dispatch_random, registry, metrics.get(),
+                           logger.get(), dispatcher_options.node_id});
+  if (!inbound_built) return std::unexpected(inbound_built.error());
+  inbound = std::move(*inbound_built);
   build_server();
   return {};
 }
@@ -143,6 +148,9 @@ void App::Parts::build_server() {
     routes.metrics = [this] { return registry.render(); };
     routes.metrics_path = config.metrics.path;
   }
+  routes.inbound = [this](net::HttpRequest request, Respond respond) {
+    inbound->handle(std::move(request), std::move(respond));
+  };
   router = std::make_unique<Router>(std::move(routes));
   server = std::make_unique<net::HttpServer>(
       server_options(config.server, listen),
@@ -166,6 +174,8 @@ Status App::Parts::start() {
   dispatcher_started = true;
   if (auto serving = api->start(); !serving) return serving;
   api_started = true;
+  if (auto receiving = inbound->start(); !receiving) return receiving;
+  inbound_started = true;
   if (auto listening = server->start(); !listening) return listening;
   server_started = true;
   ready = true;
@@ -182,9 +192,10 @@ void App::Parts::stop() {
   logger->info("hookd.stopping");
   if (server_started) server->stop(config.server.shutdown_grace);
   if (api_started) api->stop();                // answers (commits) every publish it queued
+  if (inbound_started) inbound->stop();        // commits queued events, then the forwarder
   if (dispatcher_started) dispatcher->stop();  // needs the client for in-flight attempts
   if (client_started) client->stop();
-  server_started = api_started = dispatcher_started = client_started = false;
+  server_started = api_started = dispatcher_started = client_started = inbound_started = false;
   logger->info("hookd.stopped");
   logger->flush();
 }

@@ -9,6 +9,7 @@
 
 #include "api/api.hpp"
 #include "app/app.hpp"
+#include "app/inbound_parts.hpp"
 #include "app/listen_address.hpp"
 #include "app/router.hpp"
 #include "net/http_client.hpp"
@@ -48,6 +49,7 @@ struct App::Parts {
   std::unique_ptr<outbound::Dispatcher> dispatcher;
   api::SystemRandom api_random;
   std::unique_ptr<api::Api> api;
+  std::unique_ptr<InboundParts> inbound;  // /in/<source> and the forwarder
   std::unique_ptr<Router> router;
   std::unique_ptr<net::HttpServer> server;
 
@@ -57,6 +59,7 @@ struct App::Parts {
   bool dispatcher_started = false;
   bool api_started = false;
   bool server_started = false;
+  bool inbound_started = false;
 
  private:
   Status build_logger(const AppOptions& options);

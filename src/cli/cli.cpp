@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
+#include "cli/inbox_command.hpp"
 #include "cli/migrate_command.hpp"
 #include "cli/scheme_flags.hpp"
 #include "cli/serve_command.hpp"
@@ -25,6 +26,8 @@ int run_cli(int argc, char** argv) {
   const CLI::App* migrate = add_migrate_command(app, migrate_args);
   const CLI::App* sign = add_sign_command(app, sign_args);
   const CLI::App* verify = add_verify_command(app, verify_args);
+  InboxArgs inbox_args;
+  const CLI::App* inbox = add_inbox_command(app, inbox_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -35,6 +38,7 @@ int run_cli(int argc, char** argv) {
   if (migrate->parsed()) return run_migrate(migrate_args, std::cout, std::cerr);
   if (sign->parsed()) return run_sign(sign_args, std::cout, std::cerr);
   if (verify->parsed()) return run_verify(verify_args, std::cout, std::cerr);
+  if (inbox->parsed()) return run_inbox(inbox_args, std::cout, std::cerr);
   std::cout << app.help();
   return kExitOk;
 }

@@ -267,6 +267,11 @@ class InboxStore {
   // every parked event of the same source whose depends_on lists its event id due now (same
   // transaction), so a dependent is released right after its dependency.
   virtual Result<InboxEvent> inbox_update_status(const InboxStatusUpdate& update) = 0;
+  // Many updates in ONE transaction (group commit for the forwarder), each as above. Items
+  // fail independently (a lost lease is that item's kConflict); a storage failure fails the
+  // whole batch and nothing is kept.
+  virtual Result<std::vector<Result<InboxEvent>>> inbox_update_status_batch(
+      const std::vector<InboxStatusUpdate>& updates) = 0;
   // True when an event of `source` with this business key was processed (forwarded and
   // accepted by the app) — the business-key guard.
   virtual Result<bool> inbox_business_key_processed(const std::string& source,

@@ -227,5 +227,24 @@ TEST_P(StoreContract, InboxDuplicateBusinessKeyIsASettledStatus) {
   EXPECT_EQ(to_string(InboxStatus::kDuplicate), "duplicate-business-key");
 }
 
+TEST_P(StoreContract, InboxStatusBatchIsOneTransactionWithPerItemConflicts) {
+  store_->inbox_insert(inbound("a", "k1", 1));
+  store_->inbox_insert(inbound("b", "k2", 1));
+  InboxClaimRequest req;
+  req.lease_owner = "fw";
+  auto claimed = store_->inbox_claim(req).value();
+  ASSERT_EQ(claimed.size(), 2u);
+  auto lost = done(claimed[1]);
+  lost.lease_owner = "someone-else";
+  auto r = store_->inbox_update_status_batch({done(claimed[0]), lost});
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_TRUE((*r)[0].has_value());
+  EXPECT_EQ((*r)[1].error().code, ErrorCode::kConflict);
+  EXPECT_EQ(store_->inbox_get(claimed[0].id)->status, InboxStatus::kProcessed);
+  EXPECT_EQ(store_->inbox_get(claimed[1].id)->status, InboxStatus::kProcessing);
+  EXPECT_EQ(store_->inbox_history(claimed[0].id)->size(), 2u);
+}
+
 }  // namespace
 }  // namespace hookd::store::testing

@@ -45,10 +45,13 @@ RETURNING {})sql";
 
 #undef HOOKD_INBOX_OPEN
 
-// Parked events of the source that wait for `event_id` become due now.
+// Parked events of the source that wait for `event_id` become due now. The repeated open-status
+// term lets SQLite use the partial index inbox_open (source first) instead of scanning every
+// row of the source: this runs after every settled event.
 constexpr std::string_view kReleaseDependentsSql = R"sql(
 UPDATE inbox SET next_attempt_at = ?1
-WHERE source = ?2 AND status = 'parked' AND next_attempt_at > ?1
+WHERE source = ?2 AND status IN ('received', 'processing', 'retry', 'parked')
+  AND status = 'parked' AND next_attempt_at > ?1
   AND EXISTS (SELECT 1 FROM json_each(inbox.depends_on) d WHERE d.value = ?3))sql";
 
 bool settles(InboxStatus s) {
@@ -80,6 +83,24 @@ Result<InboxEvent> load_inbox(Connection& c, std::string_view where, const std::
   q.bind(1, a);
   if (b) q.bind(2, *b);
   return single<InboxEvent>(q, read_inbox, "inbox event");
+}
+
+// One status change inside the caller's transaction (see InboxStore::inbox_update_status).
+Result<InboxEvent> update_in_tx(Connection& c, const InboxStatusUpdate& u, Millis now) {
+  HOOKD_TRY(up, c.prepare(fmt::format(kUpdateSql, kInboxColumns)));
+  up.bind_all(to_string(u.to), u.count_attempt ? 1 : 0, u.next_attempt_at, u.error, now, u.id,
+              u.lease_owner);
+  HOOKD_TRY(found, up.step());
+  if (!found) return fail(ErrorCode::kConflict, "lease on inbox event " + u.id + " lost");
+  InboxEvent ev = read_inbox(up);
+  HOOKD_CHECK(up.run());
+  HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
+  if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
+  if (settles(u.to)) {
+    HOOKD_TRY(release, c.prepare(kReleaseDependentsSql));
+    HOOKD_CHECK(release.bind_all(now, ev.source, ev.event_id).run());
+  }
+  return ev;
 }
 
 }  // namespace
@@ -165,22 +186,21 @@ Result<std::vector<InboxEvent>> SqliteStore::inbox_claim(const InboxClaimRequest
 }
 
 Result<InboxEvent> SqliteStore::inbox_update_status(const InboxStatusUpdate& u) {
-  return write([&](Connection& c) -> Result<InboxEvent> {
+  return write([&](Connection& c) { return update_in_tx(c, u, clock_.now_ms()); });
+}
+
+Result<std::vector<Result<InboxEvent>>> SqliteStore::inbox_update_status_batch(
+    const std::vector<InboxStatusUpdate>& updates) {
+  return write([&](Connection& c) -> Result<std::vector<Result<InboxEvent>>> {
     const Millis now = clock_.now_ms();
-    HOOKD_TRY(up, c.prepare(fmt::format(kUpdateSql, kInboxColumns)));
-    up.bind_all(to_string(u.to), u.count_attempt ? 1 : 0, u.next_attempt_at, u.error, now, u.id,
-                u.lease_owner);
-    HOOKD_TRY(found, up.step());
-    if (!found) return fail(ErrorCode::kConflict, "lease on inbox event " + u.id + " lost");
-    InboxEvent ev = read_inbox(up);
-    HOOKD_CHECK(up.run());
-    HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
-    if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
-    if (settles(u.to)) {
-      HOOKD_TRY(release, c.prepare(kReleaseDependentsSql));
-      HOOKD_CHECK(release.bind_all(now, ev.source, ev.event_id).run());
+    std::vector<Result<InboxEvent>> out;
+    out.reserve(updates.size());
+    for (const auto& u : updates) {
+      auto r = update_in_tx(c, u, now);
+      if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
+      out.push_back(std::move(r));
     }
-    return ev;
+    return out;
   });
 }
 

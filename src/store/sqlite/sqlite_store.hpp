@@ -109,6 +109,8 @@ class SqliteStore final : public Store {
   Result<Page<InboxEvent>> inbox_list(const InboxFilter& filter, const PageRequest& page) override;
   Result<std::vector<InboxEvent>> inbox_claim(const InboxClaimRequest& req) override;
   Result<InboxEvent> inbox_update_status(const InboxStatusUpdate& update) override;
+  Result<std::vector<Result<InboxEvent>>> inbox_update_status_batch(
+      const std::vector<InboxStatusUpdate>& updates) override;
   Result<bool> inbox_business_key_processed(const std::string& source,
                                             const std::string& business_key) override;
   Result<int> inbox_release_leases(const std::string& lease_owner) override;

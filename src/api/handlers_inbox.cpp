@@ -1,0 +1,98 @@
+// hookd's inbound inbox under /api/v1/hookd/inbox: list events (filters: source, status,
+// entity_key; paginated newest first like the other lists) and show one event with its
+// status history. Read-only; the inbox itself is written by the inbound gateway.
+#include "api/api_impl.hpp"
+#include "api/json_body.hpp"
+#include "api/serialize.hpp"
+
+namespace hookd::api {
+namespace {
+
+nlohmann::json optional_time(const std::optional<std::int64_t>& ms) {
+  return ms ? nlohmann::json(format_time(*ms)) : nlohmann::json(nullptr);
+}
+
+template <class T>
+nlohmann::json optional_value(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json inbox_json(const store::InboxEvent& e, bool with_payload) {
+  nlohmann::json out = {{"id", e.id},
+                        {"source", e.source},
+                        {"eventId", e.event_id},
+                        {"businessKey", optional_value(e.business_key)},
+                        {"entityKey", optional_value(e.entity_key)},
+                        {"sequence", optional_value(e.sequence)},
+                        {"eventTime", optional_time(e.event_time)},
+                        {"receivedAt", format_time(e.received_at)},
+                        {"processedAt", optional_time(e.processed_at)},
+                        {"status", std::string(to_string(e.status))},
+                        {"attempts", e.attempts},
+                        {"nextAttemptAt", format_time(e.next_attempt_at)},
+                        {"dependsOn", e.depends_on},
+                        {"lastError", optional_value(e.last_error)}};
+  if (with_payload) {
+    out["headers"] = e.headers;
+    auto parsed = nlohmann::json::parse(e.payload, nullptr, /*allow_exceptions=*/false);
+    out["payload"] = parsed.is_discarded() ? nlohmann::json(e.payload) : std::move(parsed);
+  }
+  return out;
+}
+
+}  // namespace
+
+Reply Api::Impl::list_inbox(Call& call) {
+  auto page = page_of(call, true);
+  if (!page) return std::unexpected(page.error());
+  store::InboxFilter filter;
+  if (auto v = call.request.query_param("source"); v && !v->empty()) filter.source = *v;
+  if (auto v = call.request.query_param("entity_key"); v && !v->empty()) filter.entity_key = *v;
+  if (auto v = call.request.query_param("status"); v && !v->empty()) {
+    auto status = store::inbox_status_from(*v == "forwarded" ? "processed" : *v);
+    if (!status) {
+      return std::unexpected(validation_error(
+          {{"status",
+            "must be one of received, processing, retry, parked, processed, stale, "
+            "superseded, dead, duplicate-business-key"}}));
+    }
+    filter.status = *status;
+  }
+  auto events = deps_.store.inbox_list(filter, *page);
+  if (!events) return std::unexpected(from_store_error(events.error()));
+  nlohmann::json data = nlohmann::json::array();
+  for (const auto& e : events->data) data.push_back(inbox_json(e, false));
+  nlohmann::json out = {{"data", std::move(data)}, {"done", events->done}};
+  out["iterator"] = optional_value(events->iterator);
+  out["prevIterator"] = optional_value(page->iterator);
+  return json_response(200, out.dump());
+}
+
+Reply Api::Impl::get_inbox(Call& call) {
+  const auto& id = call.param("inbox_id");
+  auto event = deps_.store.inbox_get(id);
+  if (!event) return std::unexpected(from_store_error(event.error(), "inbox event '" + id + "'"));
+  auto history = deps_.store.inbox_history(id);
+  if (!history) return std::unexpected(from_store_error(history.error()));
+  nlohmann::json out = inbox_json(*event, true);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& h : *history) {
+    rows.push_back({{"at", format_time(h.at)},
+                    {"from", h.from ? nlohmann::json(std::string(to_string(*h.from)))
+                                    : nlohmann::json(nullptr)},
+                    {"to", std::string(to_string(h.to))},
+                    {"note", h.note}});
+  }
+  out["history"] = std::move(rows);
+  if (event->entity_key) {
+    if (auto entity = deps_.store.inbox_entity(event->source, *event->entity_key)) {
+      out["entity"] = {{"lastSequence", optional_value(entity->last_sequence)},
+                       {"state", optional_value(entity->state)},
+                       {"terminal", entity->terminal},
+                       {"updatedAt", format_time(entity->updated_at)}};
+    }
+  }
+  return json_response(200, out.dump());
+}
+
+}  // namespace hookd::api

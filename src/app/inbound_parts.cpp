@@ -1,0 +1,81 @@
+#include "app/inbound_parts.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace hookd::app {
+namespace {
+
+constexpr std::size_t kMaxBatch = 512;
+constexpr std::size_t kMaxQueue = 16384;
+
+}  // namespace
+
+Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
+  auto built = inbound::build_sources(deps.config.sources);
+  if (!built) return std::unexpected(built.error());
+  std::map<std::string, std::shared_ptr<const inbound::Source>, std::less<>> sources;
+  for (auto& s : *built) sources.emplace(s->name(), s);
+
+  std::unique_ptr<InboundParts> p(new InboundParts(std::move(deps)));
+  const auto& config = p->deps_.config;
+  net::HttpClientOptions client_options;
+  client_options.connect_timeout = config.delivery.connect_timeout;
+  client_options.total_timeout = config.delivery.timeout;
+  client_options.body_limit = config.delivery.max_response_body_bytes;
+  p->client_ = std::make_unique<net::HttpClient>(std::move(client_options));
+  p->sender_ = std::make_unique<outbound::HttpClientSender>(*p->client_);
+  p->metrics_ = std::make_unique<inbound::InboundMetrics>(p->deps_.registry, p->deps_.catalogue);
+  p->batcher_ = std::make_unique<inbound::InboxBatcher>(p->deps_.store, kMaxBatch, kMaxQueue);
+  auto* clock = &p->deps_.clock;
+  p->receiver_ = std::make_unique<inbound::Receiver>(inbound::ReceiverDeps{
+      sources, *p->batcher_,
+      [clock] {
+        return std::chrono::duration_cast<std::chrono::seconds>(clock->now().time_since_epoch())
+            .count();
+      },
+      p->metrics_.get(), p->deps_.logger, config.server.max_json_depth});
+
+  inbound::ForwarderOptions options;
+  options.lease_owner = p->deps_.node_id + "/forwarder";
+  options.lease = config.delivery.lease_duration;
+  options.max_in_flight = std::max(1, config.delivery.workers);
+  options.claim_batch = std::max(1, config.delivery.claim_batch_size);
+  options.poll_interval = config.delivery.poll_interval;
+  options.timeout = config.delivery.timeout;
+  options.stop_grace = config.server.shutdown_grace;
+  p->forwarder_ = std::make_unique<inbound::Forwarder>(
+      options, inbound::ForwarderDeps{p->deps_.store, *p->sender_, p->deps_.clock, p->deps_.random,
+                                      std::move(sources), p->metrics_.get(), p->deps_.logger});
+  p->batcher_->on_committed([f = p->forwarder_.get()] { f->wake(); });
+  return p;
+}
+
+InboundParts::~InboundParts() { stop(); }
+
+Status InboundParts::start() {
+  if (deps_.config.sources.empty()) return {};
+  auto released = deps_.store.inbox_release_leases(deps_.node_id + "/forwarder");
+  if (!released) return std::unexpected(released.error());
+  if (*released > 0 && deps_.logger) {
+    deps_.logger->info("hookd.inbox_leases_released", {{"events", *released}});
+  }
+  client_->start();
+  batcher_->start();
+  started_ = true;
+  return forwarder_->start();
+}
+
+void InboundParts::stop() {
+  if (!started_) return;
+  started_ = false;
+  batcher_->stop();
+  forwarder_->stop();
+  client_->stop();
+}
+
+void InboundParts::handle(net::HttpRequest request, inbound::Respond respond) {
+  receiver_->handle(std::move(request), std::move(respond));
+}
+
+}  // namespace hookd::app

@@ -1,0 +1,136 @@
+#include "cli/inbox_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "app/store_factory.hpp"
+#include "app/system_ids.hpp"
+#include "cli/exit_codes.hpp"
+
+namespace hookd::cli {
+namespace {
+
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json event_json(const store::InboxEvent& e) {
+  return {{"id", e.id},
+          {"source", e.source},
+          {"eventId", e.event_id},
+          {"businessKey", opt(e.business_key)},
+          {"entityKey", opt(e.entity_key)},
+          {"sequence", opt(e.sequence)},
+          {"eventTimeMs", opt(e.event_time)},
+          {"receivedAtMs", e.received_at},
+          {"processedAtMs", opt(e.processed_at)},
+          {"status", std::string(to_string(e.status))},
+          {"attempts", e.attempts},
+          {"nextAttemptAtMs", e.next_attempt_at},
+          {"dependsOn", e.depends_on},
+          {"lastError", opt(e.last_error)}};
+}
+
+int list(store::Store& store, const InboxArgs& args, std::ostream& out, std::ostream& err) {
+  store::InboxFilter filter;
+  filter.source = args.source;
+  filter.entity_key = args.entity_key;
+  if (args.status) {
+    filter.status =
+        store::inbox_status_from(*args.status == "forwarded" ? "processed" : *args.status);
+    if (!filter.status) {
+      err << "hookd inbox list: unknown status \"" << *args.status
+          << "\" (received, processing, retry, parked, processed, stale, superseded, dead, "
+             "duplicate-business-key)\n";
+      return kExitUsage;
+    }
+  }
+  store::PageRequest page;
+  page.limit = args.limit;
+  page.descending = true;
+  auto events = store.inbox_list(filter, page);
+  if (!events) {
+    err << "hookd inbox list: " << events.error().message << '\n';
+    return kExitInvalid;
+  }
+  if (args.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& e : events->data) rows.push_back(event_json(e));
+    out << rows.dump(2) << '\n';
+    return kExitOk;
+  }
+  out << "ID\tSOURCE\tEVENT ID\tSTATUS\tATTEMPTS\tENTITY\tLAST ERROR\n";
+  for (const auto& e : events->data) {
+    out << e.id << '\t' << e.source << '\t' << e.event_id << '\t' << to_string(e.status) << '\t'
+        << e.attempts << '\t' << e.entity_key.value_or("-") << '\t' << e.last_error.value_or("-")
+        << '\n';
+  }
+  return kExitOk;
+}
+
+int show(store::Store& store, const InboxArgs& args, std::ostream& out, std::ostream& err) {
+  auto event = store.inbox_get(args.id);
+  if (!event) {
+    err << "hookd inbox show: " << event.error().message << '\n';
+    return kExitInvalid;
+  }
+  auto history = store.inbox_history(args.id);
+  if (!history) {
+    err << "hookd inbox show: " << history.error().message << '\n';
+    return kExitInvalid;
+  }
+  nlohmann::json j = event_json(*event);
+  j["headers"] = event->headers;
+  auto payload = nlohmann::json::parse(event->payload, nullptr, false);
+  j["payload"] = payload.is_discarded() ? nlohmann::json(event->payload) : payload;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& h : *history) {
+    rows.push_back({{"atMs", h.at},
+                    {"from", h.from ? nlohmann::json(std::string(to_string(*h.from)))
+                                    : nlohmann::json(nullptr)},
+                    {"to", std::string(to_string(h.to))},
+                    {"note", h.note}});
+  }
+  j["history"] = std::move(rows);
+  out << j.dump(2) << '\n';
+  return kExitOk;
+}
+
+}  // namespace
+
+CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args) {
+  CLI::App* inbox = app.add_subcommand("inbox", "Inspect the inbound inbox (from the database)");
+  inbox->require_subcommand(1);
+  args.list = inbox->add_subcommand("list", "List inbound events, newest first");
+  add_config_flags(*args.list, args.config);
+  args.list->add_option("--source", args.source, "only this source");
+  args.list->add_option("--status", args.status,
+                        "only this status (received, retry, parked, processed, stale, "
+                        "superseded, dead, duplicate-business-key, ...)");
+  args.list->add_option("--entity-key", args.entity_key, "only this entity");
+  args.list->add_option("--limit", args.limit, "at most this many (1-250)")
+      ->check(CLI::Range(1, 250));
+  args.list->add_flag("--json", args.json, "print JSON instead of a table");
+  args.show = inbox->add_subcommand("show", "Show one inbound event with its status history");
+  add_config_flags(*args.show, args.config);
+  args.show->add_option("id", args.id, "the inbox id (inb_...)")->required();
+  return inbox;
+}
+
+int run_inbox(const InboxArgs& args, std::ostream& out, std::ostream& err) {
+  const auto config = load_config(args.config, "inbox", err);
+  if (!config) return kExitUsage;
+  store::SystemClock clock;
+  app::SystemIdGenerator ids(clock, app::make_system_id_random());
+  auto store = app::open_store(config->database, clock, ids);
+  if (!store) {
+    err << "hookd inbox: cannot open the database: " << store.error().message << '\n';
+    return kExitInvalid;
+  }
+  if (args.show != nullptr && args.show->parsed()) return show(**store, args, out, err);
+  return list(**store, args, out, err);
+}
+
+}  // namespace hookd::cli

@@ -1,0 +1,38 @@
+// `hookd inbox list|show`: the inbound inbox, read straight from the configured database
+// (no running daemon or API token needed; SQLite readers do not block the daemon).
+//   hookd inbox list [--source S] [--status X] [--entity-key K] [--limit N] [--json]
+//   hookd inbox show <inbox id> — the event, its payload and its status history, as JSON.
+// Exit 0 on success, 1 when the database cannot be read or the event does not exist, 2 for
+// bad flags or configuration.
+// Thread-safety: call from main only.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "cli/config_flags.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace hookd::cli {
+
+struct InboxArgs {
+  ConfigFlags config;
+  std::optional<std::string> source;
+  std::optional<std::string> status;
+  std::optional<std::string> entity_key;
+  int limit = 50;
+  bool json = false;
+  std::string id;  // show
+  CLI::App* list = nullptr;
+  CLI::App* show = nullptr;
+};
+
+CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args);
+
+int run_inbox(const InboxArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace hookd::cli

@@ -1,0 +1,119 @@
+// Forwarder: the asynchronous half of the inbound gateway. One thread of its own claims due
+// inbox events (the store hands out only the head of each entity, in sequence order, under a
+// lease), decides per event with decide() (park / superseded / stale / duplicate business key /
+// forward), and forwards through the outbound HttpSender (the shared libcurl client: one
+// request per attempt, never a silent resend), signed with Standard Webhooks and carrying
+// Idempotency-Key. Each outcome is recorded with inbox_update_status (status + history +
+// entity state in one transaction); failed forwards are retried with the source's
+// RetryPolicy and go `dead` when it gives up (audit log entry, metric, warning) — the inbox's
+// dead-letter list is `status=dead`. Status changes are collected and written with one
+// inbox_update_status_batch transaction per loop turn (group commit: one fsync for many).
+// HTTP completions only append to a mailbox; the forwarder thread alone touches the store,
+// so decisions for one node are serialized. A crash leaves leases that expire; stop() waits
+// for forwards in flight (up to the grace), records them, and releases the rest.
+// Thread-safety: start()/stop() from the owner thread; wake() from any thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "inbound/inbound_metrics.hpp"
+#include "inbound/ordering.hpp"
+#include "inbound/source.hpp"
+#include "ops/log.hpp"
+#include "outbound/ports.hpp"
+#include "store/store.hpp"
+
+namespace hookd::inbound {
+
+struct ForwarderOptions {
+  std::string lease_owner = "hookd/forwarder";
+  std::chrono::milliseconds lease{60'000};
+  int max_in_flight = 16;
+  int claim_batch = 64;
+  std::chrono::milliseconds poll_interval{1000};
+  std::chrono::milliseconds timeout{10'000};  // one forward attempt
+  std::chrono::milliseconds stop_grace{30'000};
+  // A forward that must wait for another event with the same business key in flight.
+  std::chrono::milliseconds business_key_wait{200};
+};
+
+struct ForwarderDeps {
+  store::Store& store;
+  outbound::HttpSender& sender;
+  outbound::Clock& clock;
+  outbound::Random& random;
+  std::map<std::string, std::shared_ptr<const Source>, std::less<>> sources;
+  InboundMetrics* metrics = nullptr;
+  const ops::Logger* logger = nullptr;
+};
+
+class Forwarder {
+ public:
+  Forwarder(ForwarderOptions options, ForwarderDeps deps);
+  ~Forwarder();
+  Forwarder(const Forwarder&) = delete;
+  Forwarder& operator=(const Forwarder&) = delete;
+
+  Status start();
+  void stop();
+  // New events were stored: claim now rather than at the next poll.
+  void wake();
+
+ private:
+  struct Completed {
+    store::InboxEvent event;
+    net::AttemptResult result;
+    DecisionInput input;
+  };
+
+  void run();
+  bool claim_and_process();  // true when a full batch was claimed (more may be due)
+  void process(store::InboxEvent event);
+  DecisionInput decision_input(const Source& source, const store::InboxEvent& event);
+  void settle(const Source& source, const store::InboxEvent& event, const DecisionResult& result,
+              const DecisionInput& input);
+  void park(const Source& source, const store::InboxEvent& event, const DecisionResult& result);
+  void send(const Source& source, store::InboxEvent event, DecisionInput input);
+  void record(Completed done);
+  void mark_dead(const store::InboxEvent& event, const std::string& reason);
+  // Queues a status change; flush() writes every queued one in one transaction.
+  void update(store::InboxStatusUpdate u, std::string_view source, std::string_view outcome);
+  void flush();
+  struct Pending;
+  void audit_dead(const Pending& p);
+  std::int64_t now_ms();
+
+  const ForwarderOptions options_;
+  ForwarderDeps deps_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool running_ = false;
+  bool stopping_ = false;
+  bool woken_ = false;
+  std::deque<Completed> mailbox_;
+  std::thread thread_;
+
+  struct Pending {  // a queued status change
+    store::InboxStatusUpdate update;
+    std::string source;
+    std::string outcome;  // metric label; "" = none
+    std::string event_id;
+  };
+
+  // Owned by the forwarder thread.
+  int in_flight_ = 0;
+  std::vector<Pending> pending_;
+  std::set<std::string> settling_;             // "<source>\n<event id>" settled by pending_
+  std::multiset<std::string> keys_in_flight_;  // "<source>\n<business key>"
+};
+
+}  // namespace hookd::inbound

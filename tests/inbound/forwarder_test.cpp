@@ -1,0 +1,166 @@
+// The forwarder against an in-memory SQLite inbox and a fake HttpSender: what it sends, and
+// what each answer does to the event (processed + entity, retry, dead + audit).
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <thread>
+
+#include "inbound/forwarder.hpp"
+#include "inbound/inbound_fixtures.hpp"
+
+namespace hookd::inbound {
+namespace {
+
+using namespace testing;
+using namespace std::chrono_literals;
+
+class FakeSender final : public outbound::HttpSender {
+ public:
+  void send(net::OutboundRequest request, Done done) override {
+    net::AttemptResult r;
+    {
+      std::lock_guard lock(mu_);
+      requests.push_back(request);
+      r.status = status;
+    }
+    done(std::move(r));
+  }
+  std::vector<net::OutboundRequest> sent() {
+    std::lock_guard lock(mu_);
+    return requests;
+  }
+  std::mutex mu_;
+  std::vector<net::OutboundRequest> requests;
+  int status = 200;
+};
+
+class FixedClock final : public outbound::Clock {
+ public:
+  TimePoint now() override { return TimePoint(std::chrono::milliseconds(kNow * 1000)); }
+};
+
+class FixedRandom final : public outbound::Random {
+ public:
+  double uniform01() override { return 0.5; }
+};
+
+std::string header(const net::OutboundRequest& r, std::string_view name) {
+  for (const auto& [n, v] : r.headers) {
+    if (net::iequals(n, name)) return v;
+  }
+  return {};
+}
+
+class ForwarderTest : public ::testing::Test {
+ protected:
+  void start(config::SourceConfig c) {
+    store_ = memory_store(clock_, ids_);
+    std::map<std::string, std::shared_ptr<const Source>, std::less<>> sources;
+    sources[c.name] = std::make_shared<const Source>(make_source(c));
+    ForwarderOptions o;
+    o.poll_interval = 10ms;
+    forwarder_ = std::make_unique<Forwarder>(
+        o, ForwarderDeps{*store_, sender_, fclock_, random_, sources, nullptr, nullptr});
+    ASSERT_TRUE(forwarder_->start());
+  }
+
+  void insert(const std::string& id, const std::string& body,
+              std::optional<std::string> entity = {}, std::optional<std::int64_t> seq = {}) {
+    store::InboxEvent e;
+    e.source = "shop";
+    e.event_id = id;
+    e.entity_key = std::move(entity);
+    e.sequence = seq;
+    e.business_key = "key:" + id;
+    e.headers = {{"content-type", "application/json"}};
+    e.payload = body;
+    ASSERT_TRUE(store_->inbox_insert(e));
+    forwarder_->wake();
+  }
+
+  store::InboxStatus wait_until_not_open(const std::string& id) {
+    for (int i = 0; i < 500; ++i) {
+      auto e = store_->inbox_find("shop", id);
+      if (e && e->status != store::InboxStatus::kReceived &&
+          e->status != store::InboxStatus::kProcessing) {
+        return e->status;
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return store::InboxStatus::kProcessing;
+  }
+
+  void TearDown() override {
+    if (forwarder_) forwarder_->stop();
+  }
+
+  TestClock clock_;
+  TestIds ids_;
+  FixedClock fclock_;
+  FixedRandom random_;
+  FakeSender sender_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<Forwarder> forwarder_;
+};
+
+TEST_F(ForwarderTest, ForwardsSignedWithIdempotencyKeyAndRecordsTheEntity) {
+  auto c = source_config();
+  c.entity_key = "/c";
+  c.state = "/s";
+  c.terminal_states = {"signed"};
+  start(c);
+  insert("evt_1", R"({"c":"c-1","s":"signed"})", "c-1", 4);
+  ASSERT_EQ(wait_until_not_open("evt_1"), store::InboxStatus::kProcessed);
+  const auto sent = sender_.sent();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].url, "http://127.0.0.1:1/app");
+  EXPECT_EQ(sent[0].body, R"({"c":"c-1","s":"signed"})");
+  EXPECT_EQ(header(sent[0], "Idempotency-Key"), "key:evt_1");
+  EXPECT_EQ(header(sent[0], "X-Hookd-Event-Id"), "evt_1");
+  HttpHeaders core;
+  for (const auto& [n, v] : sent[0].headers) core.push_back({n, v});
+  auto verifier = Verifier::create(SchemeOptions{}, std::vector<std::string>{kForwardSecret});
+  EXPECT_TRUE(verifier->verify(core, sent[0].body, kNow));
+  auto entity = store_->inbox_entity("shop", "c-1");
+  ASSERT_TRUE(entity);
+  EXPECT_EQ(entity->last_sequence, 4);
+  EXPECT_TRUE(entity->terminal);
+}
+
+TEST_F(ForwarderTest, A503IsRetriedLaterA422IsDeadAndAudited) {  // A01, A03 (inbound side)
+  auto c = source_config();
+  start(c);
+  sender_.status = 503;
+  insert("evt_r", "{}");
+  ASSERT_EQ(wait_until_not_open("evt_r"), store::InboxStatus::kRetry);
+  auto retry = store_->inbox_find("shop", "evt_r");
+  EXPECT_EQ(retry->attempts, 1);
+  EXPECT_GT(retry->next_attempt_at, kNow * 1000);
+  sender_.status = 422;
+  insert("evt_d", "{}");
+  ASSERT_EQ(wait_until_not_open("evt_d"), store::InboxStatus::kDead);
+  store::AuditFilter f;
+  f.action = "inbox.dead";
+  EXPECT_EQ(store_->list_audit(f, store::PageRequest{})->data.size(), 1u);
+}
+
+TEST_F(ForwarderTest, StaleAndSupersededAreNotSent) {  // A19, A20
+  auto c = source_config();
+  c.entity_key = "/c";
+  c.sequence = "/v";
+  c.state = "/s";
+  c.terminal_states = {"signed"};
+  start(c);
+  insert("v5", R"({"c":"k","v":5,"s":"sent"})", "k", 5);
+  ASSERT_EQ(wait_until_not_open("v5"), store::InboxStatus::kProcessed);
+  insert("v4", R"({"c":"k","v":4,"s":"sent"})", "k", 4);
+  EXPECT_EQ(wait_until_not_open("v4"), store::InboxStatus::kStale);
+  insert("v6", R"({"c":"k","v":6,"s":"signed"})", "k", 6);
+  ASSERT_EQ(wait_until_not_open("v6"), store::InboxStatus::kProcessed);
+  insert("v7", R"({"c":"k","v":7,"s":"viewed"})", "k", 7);
+  EXPECT_EQ(wait_until_not_open("v7"), store::InboxStatus::kSuperseded);
+  EXPECT_EQ(sender_.sent().size(), 2u);
+}
+
+}  // namespace
+}  // namespace hookd::inbound
