@@ -5,8 +5,8 @@
 #include <ostream>
 
 #include "app/store_factory.hpp"
-#include "app/system_ids.hpp"
 #include "cli/exit_codes.hpp"
+#include "store/id_generator.hpp"
 
 namespace hookd::cli {
 namespace {
@@ -123,7 +123,7 @@ int run_inbox(const InboxArgs& args, std::ostream& out, std::ostream& err) {
   const auto config = load_config(args.config, "inbox", err);
   if (!config) return kExitUsage;
   store::SystemClock clock;
-  app::SystemIdGenerator ids(clock, app::make_system_id_random());
+  store::RandomIdGenerator ids(clock);
   auto store = app::open_store(config->database, clock, ids);
   if (!store) {
     err << "hookd inbox: cannot open the database: " << store.error().message << '\n';
