@@ -42,11 +42,11 @@ struct DispatcherOptions {
   int claim_batch = 256;  // deliveries claimed per store round at most
   // Deliveries held by this dispatcher at once (in flight + waiting for their gate).
   int max_held = 2048;
-  // Once the dispatcher holds max_held / 2 or more, an endpoint may keep at most this many
-  // deliveries waiting locally; more go back to the store (due overflow_delay later, no
-  // attempt counted), so one slow endpoint cannot fill max_held. Below half full an
-  // endpoint may queue more, so a single busy endpoint is not churned through the store.
-  int endpoint_backlog = 256;
+  // Deliveries of one endpoint kept locally while its gate says busy/wait; a claim asks for
+  // no more than the known endpoints can take (so a busy or failing endpoint is not churned
+  // through the store), and the few over it go back (due overflow_delay later, no attempt
+  // counted), so one slow endpoint cannot fill max_held.
+  int endpoint_backlog = 512;
   // A gate wait longer than this goes back to the store instead of a local timer.
   std::chrono::milliseconds local_wait_limit{1000};
   // A delivery over endpoint_backlog goes back to the store due this much later.

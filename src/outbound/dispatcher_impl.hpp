@@ -107,6 +107,8 @@ class Dispatcher::Impl {
   // Store rounds and claiming (dispatcher_round.cpp).
   bool round(bool claim);  // true when the claim was full (more may be due)
   store::DispatchRound next_round(bool claim, std::vector<Finished>& reporting);
+  static constexpr int kUnknownEndpointClaims = 32;
+  int absorbable() const;
   EndpointState* endpoint_state(const std::string& app_id, const std::string& endpoint_id,
                                 TimePoint now);
   bool refresh(EndpointState& state, TimePoint now);

@@ -30,9 +30,22 @@ store::DispatchRound Dispatcher::Impl::next_round(bool claim, std::vector<Finish
   if (claim) {
     // The attempts being recorded now free their slots with this round.
     const auto room = static_cast<int>(options_.max_held - held());
-    r.claim_limit = std::max(0, std::min(room, options_.claim_batch));
+    r.claim_limit = std::max(0, std::min({room, options_.claim_batch, absorbable()}));
   }
   return r;
+}
+
+// How many claimed deliveries the known endpoints can queue locally (an open circuit takes
+// none), plus a little for endpoints not cached yet. Claiming more than this would only
+// send the surplus straight back to the store (claim + defer churn, e.g. for one busy
+// endpoint draining a backlog, or a dead one).
+int Dispatcher::Impl::absorbable() const {
+  int total = kUnknownEndpointClaims;
+  for (const auto& [id, state] : endpoints_) {
+    if (!state.usable || state.circuit_open) continue;
+    total += std::max(0, options_.endpoint_backlog - static_cast<int>(state.waiting.size()));
+  }
+  return total;
 }
 
 bool Dispatcher::Impl::round(bool claim) {
@@ -149,8 +162,7 @@ void Dispatcher::Impl::accept(store::Delivery delivery, Result<store::Message> m
   }
   // Held already (an attempt outlived the lease and we claimed it again): keep one copy.
   if (held_ids.contains(delivery.id)) return;
-  if (static_cast<int>(state->waiting.size()) >= options_.endpoint_backlog &&
-      held() >= options_.max_held / 2) {
+  if (static_cast<int>(state->waiting.size()) >= options_.endpoint_backlog) {
     give_back(delivery, now + options_.overflow_delay);
     return;
   }
