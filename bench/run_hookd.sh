@@ -129,7 +129,11 @@ scenario_fixed_rate() {
 }
 
 # Backlog: publish while the endpoint answers 503, then bring it up and time the drain.
-# Retries every second and a 1 s breaker cooldown, so the drain starts within ~1 s of "up".
+# Realistic recovery: retries every second, a 1 s breaker cool-down that doubles per failed
+# probe up to 20 s (20x). So after "up" hookd needs up to one cool-down (+-20 % jitter) for
+# its probe; when the probe succeeds the circuit closes and every delivery the outage
+# pushed back is due at once. Reported: time from "up" to the first delivery, drain rate
+# from the first to the last delivery, and up -> last.
 scenario_backlog() {
   local name=backlog
   echo "== hookd: backlog of $backlog_messages messages, endpoint down then up =="
@@ -144,10 +148,16 @@ scenario_backlog() {
   published=$(jq .ok "$work/$name.loadgen.json")
   curl -sS --max-time 5 -X POST "http://127.0.0.1:$sink_port/control/up" >/dev/null
   wait_delivered "$published" "$backlog_drain_seconds"
-  # Delivered/s is the drain rate (up → last delivery); publish→delivered latency would
-  # include the outage, so it is left out.
-  finish "$name" 1 "$cpu0" '. + {delivered_per_s: $s[0].drain_per_s, e2e_p50_us: null,
-    e2e_p99_us: null, rejected_while_down: $s[0].rejected_while_down}'
+  # Delivered/s is the drain rate (first -> last delivery after "up"); publish->delivered
+  # latency would include the outage, so it is left out.
+  finish "$name" 1 "$cpu0" '. + {delivered_per_s: $s[0].accepted_per_s,
+    up_to_last_per_s: $s[0].drain_per_s,
+    first_delivery_after_up_s: (if $s[0].first_accepted_unix_ns > 0
+      then (($s[0].first_accepted_unix_ns - $s[0].up_at_unix_ns) / 1e9 * 100 | round / 100)
+      else null end),
+    e2e_p50_us: null, e2e_p99_us: null, rejected_while_down: $s[0].rejected_while_down}'
+  jq -r '"  backlog: first delivery \(.first_delivery_after_up_s) s after up; drain \(.delivered_per_s)/s (first->last), \(.up_to_last_per_s)/s (up->last); rejected while down \(.rejected_while_down)"' \
+    <<<"$(tail -1 "$work/results.jsonl")"
 }
 
 scenario_max_rate hookd_1_endpoint 1

@@ -30,7 +30,8 @@ void Api::handle(net::HttpRequest request, Respond respond) {
 Api::Impl::Impl(ApiDeps deps)
     : deps_(std::move(deps)),
       auth_(deps_.config.auth.tokens),
-      batcher_(deps_.store, deps_.options.publish_max_batch, deps_.options.publish_max_queue) {
+      batcher_(deps_.store, deps_.options.publish_max_batch, deps_.options.publish_max_queue,
+               deps_.on_published) {
   if (deps_.registry != nullptr) {
     unauthorized_ = &deps_.registry
                          ->counter("hookd_api_unauthorized_total",

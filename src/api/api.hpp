@@ -65,6 +65,9 @@ struct ApiDeps {
   ops::Registry* registry = nullptr;     // optional: API counters (auth failures, publishes)
   ops::Logger* logger = nullptr;         // optional
   ApiOptions options = {};
+  // Called after a publish commit that created deliveries (the composition root wakes the
+  // dispatcher with it). Runs on the publish committer thread; must not block. Optional.
+  std::function<void()> on_published = {};
 };
 
 class Api {

@@ -7,8 +7,11 @@
 namespace hookd::api {
 
 PublishBatcher::PublishBatcher(store::MessageStore& store, std::size_t max_batch,
-                               std::size_t max_queue)
-    : store_(store), max_batch_(std::max<std::size_t>(1, max_batch)), max_queue_(max_queue) {}
+                               std::size_t max_queue, Committed on_committed)
+    : store_(store),
+      max_batch_(std::max<std::size_t>(1, max_batch)),
+      max_queue_(max_queue),
+      on_committed_(std::move(on_committed)) {}
 
 PublishBatcher::~PublishBatcher() { stop(); }
 
@@ -73,6 +76,11 @@ void PublishBatcher::commit(std::deque<Item>& batch) {
     ++stats_.commits;
     stats_.messages += batch.size();
     stats_.largest = std::max<std::uint64_t>(stats_.largest, batch.size());
+  }
+  // Wake the consumer before answering: the deliveries are durable already.
+  if (outcomes && on_committed_ &&
+      std::ranges::any_of(*outcomes, [](const auto& o) { return o.deliveries_created > 0; })) {
+    on_committed_();
   }
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (!outcomes) {

@@ -30,7 +30,12 @@ class PublishBatcher {
     std::uint64_t largest = 0;   // largest batch so far
   };
 
-  PublishBatcher(store::MessageStore& store, std::size_t max_batch, std::size_t max_queue);
+  // Called on the committer thread after a commit that created at least one delivery (e.g.
+  // to wake the dispatcher); must not block.
+  using Committed = std::function<void()>;
+
+  PublishBatcher(store::MessageStore& store, std::size_t max_batch, std::size_t max_queue,
+                 Committed on_committed = {});
   ~PublishBatcher();
   PublishBatcher(const PublishBatcher&) = delete;
   PublishBatcher& operator=(const PublishBatcher&) = delete;
@@ -56,6 +61,7 @@ class PublishBatcher {
   store::MessageStore& store_;
   const std::size_t max_batch_;
   const std::size_t max_queue_;
+  Committed on_committed_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;

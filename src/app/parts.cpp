@@ -123,19 +123,15 @@ void App::Parts::build_dispatcher() {
 
 void App::Parts::build_api() {
   api = std::make_unique<api::Api>(api::ApiDeps{*store, config, clock, api_random, metrics.get(),
-                                                &registry, logger.get(), api::ApiOptions{}});
+                                                &registry, logger.get(), api::ApiOptions{},
+                                                [this] { dispatcher->wake(); }});
 }
 
-// Every API request goes to the Api; a successful change (publish, resend, recover, replay)
-// also wakes the dispatcher so new work is claimed now rather than at the next poll.
+// Every API request goes to the Api. A publish wakes the dispatcher through ApiDeps::
+// on_published; other changes that create due work (resend, replay, recover) are rare and
+// picked up by the dispatcher's poll (delivery.poll_interval).
 void App::Parts::handle_api(net::HttpRequest request, Respond respond) {
-  if (request.method == "GET") return api->handle(std::move(request), std::move(respond));
-  api->handle(std::move(request),
-              [this, respond = std::move(respond)](net::HttpResponse response) mutable {
-                const bool changed = response.status >= 200 && response.status < 300;
-                respond(std::move(response));
-                if (changed) dispatcher->wake();
-              });
+  api->handle(std::move(request), std::move(respond));
 }
 
 void App::Parts::build_server() {

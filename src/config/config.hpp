@@ -74,12 +74,12 @@ struct DeliveryConfig {
   Duration timeout = std::chrono::seconds(10);       // whole attempt, connect included
   std::uint64_t max_response_body_bytes = 4 * kKiB;  // kept in the attempt log
   RetryConfig retry;
-  int endpoint_concurrency = 4;       // in-flight attempts per endpoint
+  int endpoint_concurrency = 32;      // in-flight attempts per endpoint
   int default_rate_limit = 0;         // messages/s per endpoint without rateLimit; 0 = unlimited
   int circuit_failure_threshold = 5;  // consecutive failures that open the breaker; 0 = off
   Duration circuit_cooldown = std::chrono::seconds(30);  // open -> one probe
   Duration lease_duration = std::chrono::seconds(60);
-  int claim_batch_size = 64;
+  int claim_batch_size = 256;
   Duration poll_interval = std::chrono::seconds(1);
   int workers = 16;
 };

@@ -24,6 +24,10 @@ HookdMetrics::HookdMetrics(Registry& r)
                                    latency_buckets_seconds(), {"result"})),
       end_to_end(r.histogram(s(n::kEndToEnd), "Time from publish to successful delivery.",
                              latency_buckets_seconds())),
+      open_circuits(
+          r.gauge(s(n::kOpenCircuits), "Endpoints whose circuit breaker is open or half-open.")),
+      alerts(r.counter(s(n::kAlerts), "Deliveries dead-lettered with an alert (401/403).",
+                       {"status"})),
       inbound_events(
           r.counter(s(n::kInboundEvents), "Inbound webhook requests by outcome.", {"outcome"})),
       inbound_rejections(
@@ -36,6 +40,8 @@ HookdMetrics::HookdMetrics(Registry& r)
   for (const char* outcome : {"delivered", "retry_scheduled", "dead_lettered", "discarded"}) {
     deliveries.with({outcome});
   }
+  open_circuits.get();
+  for (const char* status : {"401", "403"}) alerts.with({status});
   for (const char* outcome : {"accepted", "duplicate", "rejected"}) inbound_events.with({outcome});
   for (const char* outcome : {"replayed", "conflict"}) idempotency.with({outcome});
   for (const char* kind : {"missing", "extra", "mismatch"}) reconcile_differences.with({kind});

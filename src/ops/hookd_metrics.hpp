@@ -21,6 +21,8 @@ inline constexpr std::string_view kAttemptsPerDelivery = "hookd_outbound_attempt
 inline constexpr std::string_view kAttemptDuration = "hookd_outbound_attempt_duration_seconds";
 inline constexpr std::string_view kEndToEnd = "hookd_outbound_end_to_end_seconds";
 inline constexpr std::string_view kQueueDepth = "hookd_outbound_queue_depth";
+inline constexpr std::string_view kOpenCircuits = "hookd_outbound_open_circuits";
+inline constexpr std::string_view kAlerts = "hookd_outbound_alerts_total";
 inline constexpr std::string_view kOverdue = "hookd_outbound_overdue_messages";
 inline constexpr std::string_view kDeadLetters = "hookd_outbound_dead_letters";
 inline constexpr std::string_view kDeadLetterOldestAge =
@@ -54,6 +56,11 @@ struct HookdMetrics {
   HistogramFamily& attempt_duration;
   // Message published → delivered to an endpoint.
   HistogramFamily& end_to_end;
+  // Endpoints whose circuit breaker is open or half-open right now (set by the dispatcher).
+  GaugeFamily& open_circuits;
+  // Deliveries dead-lettered with an alert; status: 401 | 403 (the receiver refuses our
+  // credentials: someone must act).
+  CounterFamily& alerts;
   // outcome: accepted | duplicate | rejected
   CounterFamily& inbound_events;
   // reason: signature | timestamp | too_large | malformed | unknown_source | rate_limited

@@ -39,12 +39,14 @@ struct DispatcherOptions {
   std::string version = "0.1";  // sent as user-agent: hookd/<version>
   std::chrono::milliseconds poll_interval{1000};
   std::chrono::milliseconds lease{60'000};
-  int claim_batch = 64;
+  int claim_batch = 256;  // deliveries claimed per store round at most
   // Deliveries held by this dispatcher at once (in flight + waiting for their gate).
-  int max_held = 512;
-  // Deliveries of one endpoint kept locally while its gate says busy/wait; more go back to
-  // the store (due later, no attempt counted) so one slow endpoint cannot fill max_held.
-  int endpoint_backlog = 16;
+  int max_held = 2048;
+  // Deliveries of one endpoint kept locally while its gate says busy/wait; a claim asks for
+  // no more than the known endpoints can take (so a busy or failing endpoint is not churned
+  // through the store), and the few over it go back (due overflow_delay later, no attempt
+  // counted), so one slow endpoint cannot fill max_held.
+  int endpoint_backlog = 512;
   // A gate wait longer than this goes back to the store instead of a local timer.
   std::chrono::milliseconds local_wait_limit{1000};
   // A delivery over endpoint_backlog goes back to the store due this much later.
@@ -55,7 +57,6 @@ struct DispatcherOptions {
   std::chrono::milliseconds total_timeout{10'000};
   std::size_t body_excerpt_bytes = 4096;         // response body kept in the attempt log
   std::chrono::milliseconds stop_grace{10'000};  // stop(): wait this long for in-flight
-  int record_batch = 64;                         // attempt reports per store transaction
   RetryPolicyConfig retry;                       // when the endpoint has no retry policy
   EndpointGateConfig gate;                       // rate.per_second = default rate limit
 
@@ -83,6 +84,8 @@ struct DispatcherStats {
   std::uint64_t alerts = 0;              // 401/403 (dead-letter + alert)
   std::uint64_t endpoints_disabled = 0;  // 410
   std::uint64_t deferred = 0;            // given back to the store without an attempt
+  std::uint64_t expedited = 0;           // retries made due at once after a circuit closed
+  std::uint64_t rounds = 0;              // store round trips (one transaction each)
   std::uint64_t lost_leases = 0;         // kConflict when recording
   std::uint64_t store_errors = 0;
   std::int64_t held = 0;       // deliveries held right now

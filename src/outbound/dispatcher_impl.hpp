@@ -3,7 +3,8 @@
 // waiting for their gate, the attempts in flight. HTTP completions arrive on the sender's
 // thread and are posted to the Mailbox (a mutex + condition variable shared with the
 // callbacks, so a late callback after stop() is harmless); the dispatcher thread takes them
-// in batches, records them in one store call, and re-asks the gates.
+// in batches, re-asks the gates, and then makes one store round trip (record + defer +
+// claim, one transaction) per loop iteration.
 // Thread-safety: only the dispatcher thread touches Impl's state, except mailbox_ (own lock)
 // and stats_ (own lock).
 #pragma once
@@ -17,8 +18,10 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/endpoint_gate.hpp"
@@ -101,14 +104,19 @@ class Dispatcher::Impl {
   Inbox wait_for_work(Steady::time_point deadline, bool completions_only);
   Steady::time_point next_deadline(Steady::time_point next_claim, TimePoint now) const;
 
-  // Claiming (dispatcher.cpp).
-  bool claim();  // true when the batch was full (more may be due)
+  // Store rounds and claiming (dispatcher_round.cpp).
+  bool round(bool claim);  // true when the claim was full (more may be due)
+  store::DispatchRound next_round(bool claim, std::vector<Finished>& reporting);
+  static constexpr int kUnknownEndpointClaims = 32;
+  int absorbable() const;
   EndpointState* endpoint_state(const std::string& app_id, const std::string& endpoint_id,
                                 TimePoint now);
   bool refresh(EndpointState& state, TimePoint now);
-  void accept(store::Delivery delivery, TimePoint now);
+  using HeldIds = std::unordered_set<std::string_view>;
+  HeldIds held_delivery_ids() const;  // views into the held jobs: valid until they change
+  void accept(store::Delivery delivery, Result<store::Message> message, TimePoint now,
+              const HeldIds& held_ids);
   void give_back(const store::Delivery& delivery, TimePoint at);
-  void flush_give_backs();
   void drain_and_release();
   std::int64_t held() const;
 
@@ -119,8 +127,7 @@ class Dispatcher::Impl {
   void note_transition(EndpointState& state, const std::optional<CircuitTransition>& t);
 
   // Completions (dispatcher_record.cpp).
-  void complete(std::vector<Completion> completions);
-  void record(std::vector<Finished> finished);
+  void complete(std::vector<Completion> completions);  // decided attempts -> unrecorded_
   void after_recorded(Finished& item, const Result<store::Delivery>& stored);
   void disable_endpoint(const Finished& item);
   void count_attempt(const net::AttemptResult& result);
@@ -135,8 +142,9 @@ class Dispatcher::Impl {
   std::map<std::string, EndpointState> endpoints_;  // by endpoint id
   std::unordered_map<std::uint64_t, Job> in_flight_;
   std::uint64_t next_job_id_ = 1;
-  std::vector<Finished> unrecorded_;
-  std::vector<GiveBack> give_backs_;
+  std::vector<Finished> unrecorded_;   // decided, stored by the next round
+  std::vector<GiveBack> give_backs_;   // deferred by the next round
+  std::vector<std::string> expedite_;  // endpoints whose circuit closed: retries due now
 
   mutable std::mutex stats_mutex_;
   DispatcherStats stats_;

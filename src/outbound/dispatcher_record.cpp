@@ -1,5 +1,5 @@
-// Completions: decide each attempt's next state, record attempts in batches, update gates,
-// metrics and endpoints (see dispatcher_impl.hpp).
+// Completions: decide each attempt's next state (stored by the next store round), update
+// gates; after a round, metrics and endpoints (see dispatcher_impl.hpp).
 #include <algorithm>
 #include <utility>
 
@@ -28,8 +28,7 @@ double seconds(Duration d) { return static_cast<double>(d.count()) / 1000.0; }
 
 void Dispatcher::Impl::complete(std::vector<Completion> completions) {
   const TimePoint now = deps_.clock.now();
-  std::vector<Finished> finished;
-  finished.reserve(completions.size());
+  auto& finished = unrecorded_;
   for (auto& c : completions) {
     auto node = in_flight_.extract(c.job_id);
     if (node.empty()) continue;
@@ -40,6 +39,9 @@ void Dispatcher::Impl::complete(std::vector<Completion> completions) {
     const auto& r = c.result;
     note_transition(state,
                     state.gate->finish(job.permit, health_of(r), now, deps_.random.uniform01()));
+    // A finished request frees a slot or ends a probe: re-ask the gate rather than wait for
+    // a retry time it gave earlier (e.g. a half-open "busy" until the probe's timeout).
+    state.retry_at.reset();
     if (r.error == net::TransportError::kCancelled && !r.request_sent) {
       give_back(job.delivery, now);  // never went out: not an attempt
       continue;
@@ -61,26 +63,6 @@ void Dispatcher::Impl::complete(std::vector<Completion> completions) {
       *report.attempt.error += " (" + decision.reason + ")";
     }
     finished.push_back({std::move(job), std::move(decision), std::move(report)});
-  }
-  record(std::move(finished));
-}
-
-void Dispatcher::Impl::record(std::vector<Finished> finished) {
-  const auto batch = static_cast<std::size_t>(std::max(1, options_.record_batch));
-  for (std::size_t begin = 0; begin < finished.size(); begin += batch) {
-    const std::size_t end = std::min(finished.size(), begin + batch);
-    std::vector<store::AttemptReport> reports;
-    for (std::size_t i = begin; i < end; ++i) reports.push_back(finished[i].report);
-    auto stored = deps_.store.record_attempts(reports);
-    if (!stored) {
-      update_stats([](auto& s) { ++s.store_errors; });
-      if (deps_.logger) {
-        deps_.logger->error("dispatcher.record_failed", {{"error", stored.error().message}});
-      }
-      for (std::size_t i = begin; i < end; ++i) unrecorded_.push_back(std::move(finished[i]));
-      continue;
-    }
-    for (std::size_t i = begin; i < end; ++i) after_recorded(finished[i], (*stored)[i - begin]);
   }
 }
 
@@ -106,6 +88,10 @@ void Dispatcher::Impl::after_recorded(Finished& item, const Result<store::Delive
     m->deliveries.with({std::string(outcome_label(kind))}).inc();
     if (item.decision.is_final()) {
       m->attempts_per_delivery.get().observe(static_cast<double>(stored->attempts));
+    }
+    if (kind == RetryDecision::Kind::kDeadLetterAlert) {
+      const auto status = item.report.attempt.response_status.value_or(0);
+      m->alerts.with({std::to_string(status)}).inc();
     }
     if (kind == RetryDecision::Kind::kDelivered) {
       const auto latency = deps_.clock.now() - TimePoint(Duration(item.job.message.created_at));

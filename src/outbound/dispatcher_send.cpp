@@ -1,6 +1,7 @@
 // Admission through each endpoint's gate, and sending (see dispatcher_impl.hpp).
 #include <utility>
 
+#include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
 #include "outbound/dispatcher_impl.hpp"
 #include "outbound/endpoint_settings.hpp"
@@ -89,6 +90,10 @@ void Dispatcher::Impl::note_transition(EndpointState& state,
   if (open == state.circuit_open) return;
   state.circuit_open = open;
   update_stats([&](auto& s) { s.open_circuits += open ? 1 : -1; });
+  if (deps_.metrics) deps_.metrics->open_circuits.get().add(open ? 1 : -1);
+  // A probe got through: the endpoint is up, so the retries it made wait are due now
+  // (with the next store round) rather than at their backed-off times.
+  if (!open) expedite_.push_back(state.endpoint.id);
   if (deps_.logger) {
     deps_.logger->warn(
         open ? "circuit.opened" : "circuit.closed",

@@ -34,12 +34,11 @@ DispatcherOptions DispatcherOptions::from(const config::Config& config) {
   o.poll_interval = d.poll_interval;
   o.lease = d.lease_duration;
   o.claim_batch = std::max(1, d.claim_batch_size);
-  o.max_held = std::max(o.claim_batch, d.workers * std::max(1, d.endpoint_concurrency) * 4);
+  o.max_held = std::max({2048, o.claim_batch * 4, d.workers * std::max(1, d.endpoint_concurrency)});
   o.connect_timeout = d.connect_timeout;
   o.total_timeout = d.timeout;
   o.body_excerpt_bytes = d.max_response_body_bytes;
   o.stop_grace = config.server.shutdown_grace;
-  o.record_batch = std::max(1, d.claim_batch_size);
   o.retry = retry_from(d.retry);
   o.gate.max_in_flight = static_cast<std::uint32_t>(std::max(0, d.endpoint_concurrency));
   o.gate.rate.per_second = static_cast<std::uint32_t>(std::max(0, d.default_rate_limit));
@@ -48,7 +47,10 @@ DispatcherOptions DispatcherOptions::from(const config::Config& config) {
                                          ? d.circuit_failure_threshold
                                          : std::numeric_limits<int>::max();
   o.gate.breaker.base_cooldown = d.circuit_cooldown;
-  o.gate.breaker.max_cooldown = std::max(d.circuit_cooldown, o.gate.breaker.max_cooldown);
+  // The open period doubles per failed probe up to 20x the first one (30 s -> 10 min by
+  // default), so a shorter cool-down also keeps an endpoint that comes back from waiting
+  // minutes for its next probe.
+  o.gate.breaker.max_cooldown = d.circuit_cooldown * 20;
   return o;
 }
 

@@ -46,6 +46,22 @@ TEST(HookdMetricsTest, A35FiguresAreExposed) {
   EXPECT_DOUBLE_EQ(delivery_success_ratio(m), 0.9);
 }
 
+// Issue 3: open circuits (gauge) and alerts (401/403) are in the catalogue, zero at start.
+TEST(HookdMetricsTest, OpenCircuitsAndAlertsAreExposed) {
+  Registry registry;
+  HookdMetrics m(registry);
+  std::string text = registry.render();
+  EXPECT_TRUE(contains(text, "# TYPE hookd_outbound_open_circuits gauge\n"));
+  EXPECT_TRUE(contains(text, "hookd_outbound_open_circuits 0\n"));
+  EXPECT_TRUE(contains(text, "hookd_outbound_alerts_total{status=\"401\"} 0\n"));
+  m.open_circuits.get().add(2);
+  m.open_circuits.get().sub(1);
+  m.alerts.with({"403"}).inc();
+  text = registry.render();
+  EXPECT_TRUE(contains(text, "hookd_outbound_open_circuits 1\n"));
+  EXPECT_TRUE(contains(text, "hookd_outbound_alerts_total{status=\"403\"} 1\n"));
+}
+
 TEST(HookdMetricsTest, SuccessRatioIgnoresRetriesAndIsNaNWhenEmpty) {
   Registry registry;
   HookdMetrics m(registry);

@@ -34,5 +34,37 @@ TEST_F(DispatcherTest, A07_OpenCircuitStopsRequestsToAFailingEndpoint) {
   EXPECT_GE(dispatcher_->stats().deferred, 1u);
 }
 
+// Issue 3 (backlog drain): when a probe gets through and the circuit closes, the retries the
+// endpoint's outage pushed far out (here an hour) are due at once, not at their backoff.
+TEST_F(DispatcherTest, ClosedCircuitMakesTheEndpointsWaitingRetriesDueNow) {
+  receiver_.set_path("/flaky", ReceiverBehavior::respond(503));
+  add_endpoint("/flaky");
+  auto options = fast_options();
+  options.gate.max_in_flight = 1;
+  options.gate.breaker.failure_threshold = 2;
+  options.gate.breaker.base_cooldown = 300ms;
+  options.gate.breaker.max_cooldown = 300ms;
+  options.retry.base_delay = std::chrono::hours(1);
+  options.retry.max_delay = std::chrono::hours(1);
+  options.retry.max_attempts = 50;
+  start_dispatcher(options);
+  for (int i = 0; i < 4; ++i) publish(R"({"i":)" + std::to_string(i) + "}");
+
+  ASSERT_TRUE(eventually([&] { return dispatcher_->stats().open_circuits == 1; }));
+  // The failures that opened it are stored as retries due in an hour.
+  ASSERT_TRUE(eventually([&] { return dispatcher_->stats().retries_scheduled >= 2; }));
+  receiver_.set_path("/flaky", ReceiverBehavior::respond(200));
+
+  ASSERT_TRUE(eventually([&] { return count(DeliveryStatus::kDelivered) == 4; }))
+      << "delivered " << count(DeliveryStatus::kDelivered) << ", pending "
+      << count(DeliveryStatus::kPending) << ", delivering " << count(DeliveryStatus::kDelivering)
+      << "; expedited " << dispatcher_->stats().expedited << ", claimed "
+      << dispatcher_->stats().claimed << ", held " << dispatcher_->stats().held << ", deferred "
+      << dispatcher_->stats().deferred;
+  EXPECT_GE(dispatcher_->stats().expedited, 2u);
+  EXPECT_EQ(dispatcher_->stats().open_circuits, 0);
+  EXPECT_EQ(metrics_.open_circuits.get().value(), 0.0);
+}
+
 }  // namespace
 }  // namespace hookd::outbound::testing

@@ -152,6 +152,9 @@ Result<std::unique_ptr<Connection>> Connection::open(const std::string& path,
       fmt::format("PRAGMA journal_mode=WAL; PRAGMA synchronous={}; PRAGMA foreign_keys=ON;",
                   options.synchronous);
   if (options.query_only) pragmas += " PRAGMA query_only=1;";
+  if (options.wal_autocheckpoint >= 0) {
+    pragmas += fmt::format(" PRAGMA wal_autocheckpoint={};", options.wal_autocheckpoint);
+  }
   if (auto s = conn->exec(pragmas); !s) return std::unexpected(s.error());
   conn->faults_ = options.faults;  // installed after the pragmas: only data statements count
   return conn;

@@ -30,6 +30,9 @@ struct ConnectionOptions {
   std::string synchronous = "FULL";  // FULL (default, durable) | NORMAL | OFF
   int busy_timeout_ms = 5000;
   bool query_only = false;  // reader connections
+  // PRAGMA wal_autocheckpoint (pages); -1 keeps SQLite's default, 0 turns it off (a
+  // Checkpointer does it instead).
+  int wal_autocheckpoint = -1;
   std::shared_ptr<FaultInjector> faults;
 };
 

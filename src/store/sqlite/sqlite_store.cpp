@@ -16,16 +16,28 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const SqliteOptions& opti
                               .busy_timeout_ms = options.busy_timeout_ms,
                               .query_only = false,
                               .faults = options.faults};
-  HOOKD_TRY(writer, Connection::open(options.path, conn_opts));
-  std::vector<std::unique_ptr<Connection>> readers;
   const bool in_memory = options.path == ":memory:" || options.path.empty();
+  const bool background_checkpoints = !in_memory && options.checkpoint_interval.count() > 0;
+  if (background_checkpoints) conn_opts.wal_autocheckpoint = 0;
+  HOOKD_TRY(writer, Connection::open(options.path, conn_opts));
+  conn_opts.wal_autocheckpoint = -1;
+  std::vector<std::unique_ptr<Connection>> readers;
   conn_opts.query_only = true;
   for (int i = 0; !in_memory && i < options.readers; ++i) {
     HOOKD_TRY(reader, Connection::open(options.path, conn_opts));
     readers.push_back(std::move(reader));
   }
-  return std::unique_ptr<SqliteStore>(
+  std::unique_ptr<Checkpointer> checkpointer;
+  if (background_checkpoints) {
+    conn_opts.query_only = false;
+    conn_opts.faults = nullptr;
+    HOOKD_TRY(own, Connection::open(options.path, conn_opts));
+    checkpointer = std::make_unique<Checkpointer>(std::move(own), options.checkpoint_interval);
+  }
+  auto store = std::unique_ptr<SqliteStore>(
       new SqliteStore(clock, ids, std::move(writer), std::move(readers)));
+  store->checkpointer_ = std::move(checkpointer);
+  return store;
 }
 
 SqliteStore::SqliteStore(Clock& clock, IdGenerator& ids, std::unique_ptr<Connection> writer,

@@ -8,6 +8,7 @@
 // called concurrently from any thread.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "store/clock.hpp"
+#include "store/sqlite/checkpointer.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/store.hpp"
 
@@ -26,6 +28,9 @@ struct SqliteOptions {
   int busy_timeout_ms = 5000;
   int readers = 4;
   std::shared_ptr<FaultInjector> faults;  // tests only
+  // WAL checkpoints on a background thread every this often (checkpointer.hpp); 0 keeps
+  // SQLite's automatic checkpoints inside commits.
+  std::chrono::milliseconds checkpoint_interval{100};
 };
 
 class SqliteStore final : public Store {
@@ -181,6 +186,7 @@ class SqliteStore final : public Store {
   std::mutex readers_mu_;
   std::condition_variable readers_cv_;
   std::vector<Connection*> idle_readers_;
+  std::unique_ptr<Checkpointer> checkpointer_;  // last: stops before the connections close
 };
 
 }  // namespace hookd::store::sqlite
