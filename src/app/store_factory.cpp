@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "store/postgres/pg_store.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 
 namespace hookd::app {
@@ -24,9 +25,12 @@ std::string synchronous_pragma(config::SqliteSynchronous mode) {
 Result<std::unique_ptr<store::Store>> open_store(const config::DatabaseConfig& database,
                                                  store::Clock& clock, store::IdGenerator& ids) {
   if (database.kind() == config::DatabaseKind::kPostgres) {
-    return fail(ErrorCode::kInvalidArgument,
-                "database.url: the PostgreSQL backend is not available in this build; "
-                "use a SQLite file path");
+    store::postgres::PgOptions options;
+    options.url = database.url;
+    options.pool_size = std::max(1, database.pool_size);
+    auto opened = store::postgres::PgStore::open(options, clock, ids);
+    if (!opened) return std::unexpected(opened.error());
+    return std::unique_ptr<store::Store>(std::move(*opened));
   }
   store::sqlite::SqliteOptions options;
   options.path = database.url;

@@ -1,5 +1,6 @@
 // Opens the Store the configuration names: `database.url` is a SQLite file path (or
-// ":memory:"), or postgres(ql):// (not available yet: refused with a clear error).
+// ":memory:"), or postgres(ql)://... for the PostgreSQL backend (database.pool_size
+// connections per node; several nodes may share the database).
 // Does not migrate; the caller decides (serve and migrate both call Store::migrate()).
 // Thread-safety: reentrant; the returned Store is thread-safe (see store/store.hpp).
 #pragma once
