@@ -228,7 +228,8 @@ TEST_F(PgNodesTest, DroppedConnectionsAreUnavailableThenReconnected) {
   ASSERT_TRUE(nodes_[0]->get_application(app_.id).has_value());
   ASSERT_TRUE(pg_run(pg_test_url(),
                      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                     "WHERE application_name = 'hookd' AND pid <> pg_backend_pid()"));
+                     "WHERE application_name = 'hookd-test-" +
+                         schema_ + "'"));
   int unavailable = 0, ok = 0;
   for (int i = 0; i < 10; ++i) {
     auto r = nodes_[0]->get_application(app_.id);

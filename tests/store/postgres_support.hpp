@@ -77,6 +77,7 @@ inline std::unique_ptr<postgres::PgStore> open_pg_store(const std::string& schem
   opts.url = pg_test_url();
   opts.schema = schema;
   opts.pool_size = pool_size;
+  opts.application_name = "hookd-test-" + schema;  // tests may drop exactly their own sessions
   auto r = postgres::PgStore::open(opts, clock, ids);
   if (!r) {
     ADD_FAILURE() << "cannot open the PostgreSQL test store (" << opts.url

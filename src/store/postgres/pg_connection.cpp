@@ -120,7 +120,8 @@ Status PgConnection::connect() {
   // Later keywords override earlier ones, so the URL's own settings win over these defaults.
   const char* keys[] = {"connect_timeout", "application_name", "keepalives_idle", "dbname",
                         nullptr};
-  const char* values[] = {timeout.c_str(), "hookd", "10", options_.url.c_str(), nullptr};
+  const char* values[] = {timeout.c_str(), options_.application_name.c_str(), "10",
+                          options_.url.c_str(), nullptr};
   conn_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (conn_ == nullptr) return fail(ErrorCode::kUnavailable, "postgresql: out of memory");
   if (PQstatus(conn_) != CONNECTION_OK) {

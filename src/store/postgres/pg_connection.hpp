@@ -86,6 +86,7 @@ struct ConnectionOptions {
   std::string url;                    // postgresql://... or a key=value conninfo
   std::optional<std::string> schema;  // SET search_path at connect (tests: one per test)
   int connect_timeout_s = 3;
+  std::string application_name = "hookd";  // pg_stat_activity shows it
 };
 
 class PgConnection {

@@ -21,7 +21,8 @@ Result<std::unique_ptr<PgStore>> PgStore::open(const PgOptions& options, Clock& 
 PgStore::PgStore(const PgOptions& options, Clock& clock, IdGenerator& ids)
     : clock_(clock),
       ids_(ids),
-      pool_(ConnectionOptions{options.url, options.schema, options.connect_timeout_s},
+      pool_(ConnectionOptions{options.url, options.schema, options.connect_timeout_s,
+                              options.application_name},
             options.pool_size),
       schema_(options.schema) {}
 

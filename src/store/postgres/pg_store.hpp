@@ -26,6 +26,7 @@ struct PgOptions {
   int pool_size = 8;                  // connections this node opens at most
   std::optional<std::string> schema;  // tables live in this schema (created by migrate)
   int connect_timeout_s = 3;
+  std::string application_name = "hookd";
 };
 
 class PgStore final : public Store {
