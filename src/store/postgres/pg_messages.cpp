@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "hookd/ids.hpp"
+#include "store/postgres/pg_arrays.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
@@ -117,6 +119,54 @@ Delivery new_delivery(const Message& msg, const std::string& endpoint_id, std::s
   return d;
 }
 
+// Messages without an ordering key, all in one INSERT; returns the ids actually inserted
+// (the others hit the (app_id, event_id) unique key: duplicates).
+Result<std::set<std::string>> insert_messages(PgConnection& c, const std::vector<Message>& ms,
+                                              Millis now) {
+  std::vector<ArrayLiteral> cols(6);
+  for (const Message& m : ms) {
+    cols[0].add(m.id);
+    cols[1].add(m.app_id);
+    cols[2].add(m.event_type);
+    cols[3].add(m.event_id);
+    cols[4].add(encode_list(m.channels));
+    cols[5].add_bytes(m.payload);
+  }
+  Params p;
+  for (const auto& col : cols) p.add(col.str());
+  p.add(now);
+  HOOKD_TRY(rows, c.query("INSERT INTO messages (id, app_id, event_type, event_id, channels, "
+                          "payload, ordering_key, sequence, created_at) "
+                          "SELECT id, app, et, eid, ch, pl, NULL, NULL, $7 FROM unnest($1::text[], "
+                          "$2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) "
+                          "AS t(id, app, et, eid, ch, pl) "
+                          "ON CONFLICT (app_id, event_id) DO NOTHING RETURNING id",
+                          p));
+  std::set<std::string> inserted;
+  for (int i = 0; i < rows.size(); ++i) inserted.insert(rows.text(i, 0));
+  return inserted;
+}
+
+// Deliveries without an ordering key, all in one INSERT.
+Status insert_plain_deliveries(PgConnection& c, const std::vector<Delivery>& ds, Millis now) {
+  if (ds.empty()) return {};
+  std::vector<ArrayLiteral> cols(4);
+  for (const Delivery& d : ds) {
+    cols[0].add(d.id);
+    cols[1].add(d.msg_id);
+    cols[2].add(d.endpoint_id);
+    cols[3].add(d.app_id);
+  }
+  HOOKD_CHECK(
+      c.query("INSERT INTO deliveries (id, msg_id, endpoint_id, app_id, status, "
+              "attempts, next_attempt_at, ordering_key, sequence, created_at, updated_at) "
+              "SELECT id, msg, ep, app, 'pending', 0, $5, NULL, NULL, $5, $5 "
+              "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) "
+              "AS t(id, msg, ep, app)",
+              Params().add_all(cols[0].str(), cols[1].str(), cols[2].str(), cols[3].str(), now)));
+  return {};
+}
+
 }  // namespace
 
 Result<Delivery> PgStore::insert_delivery_in_tx(PgConnection& c, const Message& msg,
@@ -175,22 +225,64 @@ Result<PublishOutcome> PgStore::publish(const NewMessage& msg) {
   return write([&](PgConnection& c) { return publish_in_tx(c, msg, clock_.now_ms()); });
 }
 
+// Group commit in a few statements whatever the batch size: items are validated first
+// (rejected ones write nothing), items with an ordering key go one by one (their sequence
+// needs the key's row lock), all the others share one INSERT of messages and one of
+// deliveries.
 Result<std::vector<PublishOutcome>> PgStore::publish_batch(const std::vector<NewMessage>& msgs) {
   return write([&](PgConnection& c) -> Result<std::vector<PublishOutcome>> {
     const Millis now = clock_.now_ms();
-    std::vector<PublishOutcome> out;
-    out.reserve(msgs.size());
-    for (const auto& msg : msgs) {
-      auto r = publish_in_tx(c, msg, now);
-      const bool item_level = !r && (r.error().code == ErrorCode::kNotFound ||
-                                     r.error().code == ErrorCode::kInvalidArgument);
-      if (!r && !item_level) return std::unexpected(r.error());
-      if (!r) {
-        out.push_back(PublishOutcome{PublishOutcome::Kind::kRejected, {}, 0, r.error()});
+    std::vector<PublishOutcome> out(msgs.size());
+    std::map<std::string, Routes> routes;
+    std::vector<std::size_t> bulk;
+    for (std::size_t i = 0; i < msgs.size(); ++i) {
+      const NewMessage& in = msgs[i];
+      auto cached = routes.find(in.app_id);
+      if (cached == routes.end()) {
+        HOOKD_TRY(loaded, load_routes(c, in.app_id));
+        cached = routes.emplace(in.app_id, std::move(loaded)).first;
+      }
+      if (in.event_type.empty() || !cached->second) {
+        out[i] = PublishOutcome{PublishOutcome::Kind::kRejected,
+                                {},
+                                0,
+                                in.event_type.empty()
+                                    ? Error{ErrorCode::kInvalidArgument, "eventType is required"}
+                                    : Error{ErrorCode::kNotFound, "application not found"}};
+      } else if (in.ordering_key) {
+        HOOKD_TRY(one, publish_in_tx(c, in, now));
+        out[i] = std::move(one);
       } else {
-        out.push_back(std::move(*r));
+        bulk.push_back(i);
       }
     }
+    if (bulk.empty()) return out;
+    std::vector<Message> messages;
+    for (std::size_t i : bulk) {
+      const NewMessage& in = msgs[i];
+      messages.push_back(Message{ids_.next(id_prefix::kMessage), in.app_id, in.event_type,
+                                 in.event_id, in.channels, in.payload, std::nullopt, std::nullopt,
+                                 now});
+    }
+    HOOKD_TRY(inserted, insert_messages(c, messages, now));
+    std::vector<Delivery> deliveries;
+    for (std::size_t k = 0; k < bulk.size(); ++k) {
+      const NewMessage& in = msgs[bulk[k]];
+      PublishOutcome& o = out[bulk[k]];
+      if (!inserted.contains(messages[k].id)) {
+        if (!in.event_id) return fail(ErrorCode::kInternal, "message insert ignored");
+        HOOKD_TRY(existing, load_message(c, in.app_id, *in.event_id));
+        o = PublishOutcome{PublishOutcome::Kind::kDuplicate, existing, 0, std::nullopt};
+        continue;
+      }
+      o.message = messages[k];
+      for (const auto& ep : *routes[in.app_id]) {
+        if (!routes_to(ep, in)) continue;
+        deliveries.push_back(new_delivery(messages[k], ep.id, ids_.next("dlv"), now));
+        ++o.deliveries_created;
+      }
+    }
+    HOOKD_CHECK(insert_plain_deliveries(c, deliveries, now));
     return out;
   });
 }
