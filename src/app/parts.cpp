@@ -174,9 +174,9 @@ Status App::Parts::start() {
   if (auto listening = server->start(); !listening) return listening;
   server_started = true;
   ready = true;
-  logger->info(
-      "hookd.started",
-      {{"listen", listen.host}, {"port", server->local_port()}, {"database", config.database.url}});
+  logger->info("hookd.started", {{"listen", listen.host},
+                                 {"port", server->local_port()},
+                                 {"database", printable_database_url(config.database.url)}});
   return {};
 }
 

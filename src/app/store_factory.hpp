@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "config/config.hpp"
 #include "hookd/result.hpp"
@@ -17,5 +18,9 @@ namespace hookd::app {
 // `clock` and `ids` must outlive the store.
 Result<std::unique_ptr<store::Store>> open_store(const config::DatabaseConfig& database,
                                                  store::Clock& clock, store::IdGenerator& ids);
+
+// `url` fit for logs: a PostgreSQL URL's password (user:PASSWORD@ or ?password=) replaced by
+// "<redacted>"; SQLite paths unchanged.
+std::string printable_database_url(const std::string& url);
 
 }  // namespace hookd::app

@@ -199,15 +199,16 @@ Status PgConnection::exec(std::string_view sql) {
   return {};
 }
 
-Status PgConnection::begin() {
+Status PgConnection::begin(bool durable) {
+  const std::string_view sql = durable ? "BEGIN" : "BEGIN; SET LOCAL synchronous_commit TO off";
   last_sqlstate_.clear();
   if (!healthy()) {
     if (auto s = reconnect(); !s) return s;
   }
-  auto s = exec("BEGIN");
+  auto s = exec(sql);
   if (s || healthy()) return s;
   if (auto r = reconnect(); !r) return r;  // the server restarted since this was last used
-  return exec("BEGIN");
+  return exec(sql);
 }
 
 void PgConnection::rollback() {

@@ -106,10 +106,12 @@ class PgConnection {
   Status reconnect();
 
   // Runs `body()` (returning Result<T>/Status) inside BEGIN ... COMMIT; rolls back when the
-  // body or COMMIT fails.
+  // body or COMMIT fails. `durable` false: COMMIT does not wait for the WAL flush
+  // (synchronous_commit off for this transaction only) — for writes whose loss in a database
+  // crash is harmless (a lease taken: the row simply stays claimable).
   template <class F>
-  auto transaction(F&& body) -> decltype(body()) {
-    if (auto s = begin(); !s) return std::unexpected(s.error());
+  auto transaction(F&& body, bool durable = true) -> decltype(body()) {
+    if (auto s = begin(durable); !s) return std::unexpected(s.error());
     auto r = body();
     if (!r) {
       rollback();
@@ -120,7 +122,7 @@ class PgConnection {
   }
   void rollback();
   // BEGIN; a connection found dead at this point (nothing sent yet) is reconnected once.
-  Status begin();
+  Status begin(bool durable = true);
   // The last failure was a deadlock or serialization failure: the transaction may be rerun.
   bool retryable_failure() const { return last_sqlstate_ == "40001" || last_sqlstate_ == "40P01"; }
 

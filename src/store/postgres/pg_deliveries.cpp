@@ -103,18 +103,20 @@ Status insert_attempts(PgConnection& c, const std::vector<Attempt>& attempts) {
 }  // namespace
 
 Result<std::vector<Delivery>> PgStore::claim_due(const ClaimRequest& req) {
-  return write([&](PgConnection& c) -> Result<std::vector<Delivery>> {
-    const Millis now = clock_.now_ms();
-    HOOKD_TRY(rows, c.query(fmt::format(kClaimSql, qualify(kDeliveryColumns, "deliveries")),
-                            Params().add_all(req.lease_owner, now + req.lease_ms, now,
-                                             std::max(req.limit, 0))));
-    auto out = collect<Delivery>(rows, read_delivery);
-    // RETURNING has no defined order: oldest due first.
-    std::sort(out.begin(), out.end(), [](const Delivery& a, const Delivery& b) {
-      return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
-    });
-    return out;
-  });
+  return write(
+      [&](PgConnection& c) -> Result<std::vector<Delivery>> {
+        const Millis now = clock_.now_ms();
+        HOOKD_TRY(rows, c.query(fmt::format(kClaimSql, qualify(kDeliveryColumns, "deliveries")),
+                                Params().add_all(req.lease_owner, now + req.lease_ms, now,
+                                                 std::max(req.limit, 0))));
+        auto out = collect<Delivery>(rows, read_delivery);
+        // RETURNING has no defined order: oldest due first.
+        std::sort(out.begin(), out.end(), [](const Delivery& a, const Delivery& b) {
+          return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
+        });
+        return out;
+      },
+      /*durable=*/false);  // a lease lost in a database crash: the row is claimable again
 }
 
 Result<Delivery> PgStore::record_attempt(const AttemptReport& report) {

@@ -147,17 +147,19 @@ Result<Page<InboxEvent>> PgStore::inbox_list(const std::optional<std::string>& s
 }
 
 Result<std::vector<InboxEvent>> PgStore::inbox_claim(const InboxClaimRequest& req) {
-  return write([&](PgConnection& c) -> Result<std::vector<InboxEvent>> {
-    const Millis now = clock_.now_ms();
-    HOOKD_TRY(rows, c.query(fmt::format(kClaimSql, qualify(kInboxColumns, "inbox")),
-                            Params().add_all(req.lease_owner, now + req.lease_ms, now,
-                                             std::max(req.limit, 0), req.source)));
-    auto out = collect<InboxEvent>(rows, read_inbox);
-    std::sort(out.begin(), out.end(), [](const InboxEvent& a, const InboxEvent& b) {
-      return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
-    });
-    return out;
-  });
+  return write(
+      [&](PgConnection& c) -> Result<std::vector<InboxEvent>> {
+        const Millis now = clock_.now_ms();
+        HOOKD_TRY(rows, c.query(fmt::format(kClaimSql, qualify(kInboxColumns, "inbox")),
+                                Params().add_all(req.lease_owner, now + req.lease_ms, now,
+                                                 std::max(req.limit, 0), req.source)));
+        auto out = collect<InboxEvent>(rows, read_inbox);
+        std::sort(out.begin(), out.end(), [](const InboxEvent& a, const InboxEvent& b) {
+          return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
+        });
+        return out;
+      },
+      /*durable=*/false);  // a lease lost in a database crash: the row is claimable again
 }
 
 Result<InboxEvent> PgStore::inbox_update_status(const InboxStatusUpdate& u) {

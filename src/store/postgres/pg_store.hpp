@@ -132,13 +132,14 @@ class PgStore final : public Store {
   PgStore(const PgOptions& options, Clock& clock, IdGenerator& ids);
 
   // Runs `body(conn)` in one transaction; retried on deadlock/serialization failure.
+  // `durable` false only for claims (see PgConnection::transaction).
   template <class F>
-  auto write(F&& body) -> decltype(body(std::declval<PgConnection&>())) {
+  auto write(F&& body, bool durable = true) -> decltype(body(std::declval<PgConnection&>())) {
     for (int attempt = 0;; ++attempt) {
       auto lease = pool_.acquire();
       if (!lease) return std::unexpected(lease.error());
       PgConnection& c = lease->conn();
-      auto r = c.transaction([&] { return body(c); });
+      auto r = c.transaction([&] { return body(c); }, durable);
       if (r || attempt >= 4 || !c.retryable_failure()) return r;
     }
   }
