@@ -36,7 +36,7 @@ constexpr std::array<std::pair<AttemptTrigger, std::string_view>, 2> kTrigger{{
     {AttemptTrigger::kManual, "manual"},
 }};
 
-constexpr std::array<std::pair<InboxStatus, std::string_view>, 8> kInbox{{
+constexpr std::array<std::pair<InboxStatus, std::string_view>, 9> kInbox{{
     {InboxStatus::kReceived, "received"},
     {InboxStatus::kProcessing, "processing"},
     {InboxStatus::kRetry, "retry"},
@@ -45,6 +45,7 @@ constexpr std::array<std::pair<InboxStatus, std::string_view>, 8> kInbox{{
     {InboxStatus::kStale, "stale"},
     {InboxStatus::kSuperseded, "superseded"},
     {InboxStatus::kDead, "dead"},
+    {InboxStatus::kDuplicate, "duplicate-business-key"},
 }};
 
 constexpr std::array<std::pair<IdempotencyState, std::string_view>, 3> kIdem{{

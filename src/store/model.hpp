@@ -128,6 +128,7 @@ enum class InboxStatus {
   kStale,       // final: sequence not newer than the last processed one
   kSuperseded,  // final: entity already in a terminal state
   kDead,        // final: gave up; reconciliation or a person takes over
+  kDuplicate,   // final: business key already forwarded ("duplicate-business-key")
 };
 
 struct InboxEvent {

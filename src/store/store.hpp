@@ -213,6 +213,12 @@ struct InboxStatusUpdate {
   std::optional<InboxEntity> entity;  // upserted in the same transaction
 };
 
+struct InboxFilter {
+  std::optional<std::string> source;
+  std::optional<InboxStatus> status;
+  std::optional<std::string> entity_key;
+};
+
 class InboxStore {
  public:
   virtual ~InboxStore() = default;
@@ -222,15 +228,25 @@ class InboxStore {
       std::vector<InboxEvent> evs) = 0;
   virtual Result<InboxEvent> inbox_get(const std::string& id) = 0;
   virtual Result<InboxEvent> inbox_find(const std::string& source, const std::string& event_id) = 0;
-  virtual Result<Page<InboxEvent>> inbox_list(const std::optional<std::string>& source,
-                                              const std::optional<InboxStatus>& status,
+  virtual Result<Page<InboxEvent>> inbox_list(const InboxFilter& filter,
                                               const PageRequest& page) = 0;
   // Leases due open events; per (source, entity key) only the first open one in order
   // (sequence, then received time, then id) is claimable. Rows without an entity key are
   // independent.
   virtual Result<std::vector<InboxEvent>> inbox_claim(const InboxClaimRequest& req) = 0;
   // Status change + history row (+ entity state) in one transaction; releases the lease.
+  // Moving an event to a settled status (processed, stale, superseded, duplicate) also makes
+  // every parked event of the same source whose depends_on lists its event id due now (same
+  // transaction), so a dependent is released right after its dependency.
   virtual Result<InboxEvent> inbox_update_status(const InboxStatusUpdate& update) = 0;
+  // True when an event of `source` with this business key was processed (forwarded and
+  // accepted by the app) — the business-key guard.
+  virtual Result<bool> inbox_business_key_processed(const std::string& source,
+                                                    const std::string& business_key) = 0;
+  // Graceful stop / restart of a forwarder: every event leased by `lease_owner` goes back to
+  // its previous open state's queue (status retry, due now, lease cleared; no history row).
+  // Returns how many.
+  virtual Result<int> inbox_release_leases(const std::string& lease_owner) = 0;
   virtual Result<std::vector<InboxHistoryEntry>> inbox_history(const std::string& id) = 0;
   virtual Result<InboxEntity> inbox_entity(const std::string& source,
                                            const std::string& entity_key) = 0;

@@ -65,7 +65,7 @@ TEST_P(StoreContract, InboxBatchInsertReportsEachItem) {
   EXPECT_TRUE((*r)[1].inserted);
   EXPECT_FALSE((*r)[2].inserted);
   EXPECT_EQ((*r)[2].id, (*r)[1].id);
-  EXPECT_EQ(store_->inbox_list(std::nullopt, std::nullopt, PageRequest{})->data.size(), 2u);
+  EXPECT_EQ(store_->inbox_list(InboxFilter{}, PageRequest{})->data.size(), 2u);
 }
 
 TEST_P(StoreContract, InboxClaimsOneEventPerEntityInSequenceOrder) {
@@ -147,11 +147,84 @@ TEST_P(StoreContract, InboxListFiltersBySourceAndStatus) {
   auto gh = inbound("b");
   gh.source = "github";
   store_->inbox_insert(gh);
-  EXPECT_EQ(store_->inbox_list("github", std::nullopt, PageRequest{})->data.size(), 1u);
-  EXPECT_EQ(store_->inbox_list(std::nullopt, InboxStatus::kReceived, PageRequest{})->data.size(),
-            2u);
-  EXPECT_TRUE(
-      store_->inbox_list(std::nullopt, InboxStatus::kProcessed, PageRequest{})->data.empty());
+  store_->inbox_insert(inbound("c", "contract-9"));
+  InboxFilter by_source;
+  by_source.source = "github";
+  InboxFilter received;
+  received.status = InboxStatus::kReceived;
+  InboxFilter processed;
+  processed.status = InboxStatus::kProcessed;
+  InboxFilter entity;
+  entity.entity_key = "contract-9";
+  EXPECT_EQ(store_->inbox_list(by_source, PageRequest{})->data.size(), 1u);
+  EXPECT_EQ(store_->inbox_list(received, PageRequest{})->data.size(), 3u);
+  EXPECT_TRUE(store_->inbox_list(processed, PageRequest{})->data.empty());
+  auto by_entity = store_->inbox_list(entity, PageRequest{});
+  ASSERT_EQ(by_entity->data.size(), 1u);
+  EXPECT_EQ(by_entity->data[0].event_id, "c");
+}
+
+TEST_P(StoreContract, InboxSettlingAnEventReleasesItsParkedDependents) {  // A21
+  auto dependent = inbound("child");
+  dependent.depends_on = {"parent"};
+  store_->inbox_insert(dependent);
+  InboxClaimRequest req;
+  req.lease_owner = "fw";
+  auto child = store_->inbox_claim(req)->at(0);
+  auto park = done(child, InboxStatus::kParked);
+  park.next_attempt_at = clock_.now_ms() + 3'600'000;
+  ASSERT_TRUE(store_->inbox_update_status(park).has_value());
+  EXPECT_TRUE(store_->inbox_claim(req)->empty());
+
+  store_->inbox_insert(inbound("parent"));
+  auto parent = store_->inbox_claim(req)->at(0);
+  EXPECT_EQ(parent.event_id, "parent");
+  ASSERT_TRUE(store_->inbox_update_status(done(parent)).has_value());
+  auto released = store_->inbox_claim(req);
+  ASSERT_EQ(released->size(), 1u);
+  EXPECT_EQ(released->at(0).event_id, "child");
+  EXPECT_EQ(released->at(0).depends_on, (std::vector<std::string>{"parent"}));
+}
+
+TEST_P(StoreContract, InboxBusinessKeyProcessedOnlyAfterSuccess) {  // A11
+  store_->inbox_insert(inbound("one"));
+  EXPECT_FALSE(store_->inbox_business_key_processed("esign", "contract:one").value());
+  InboxClaimRequest req;
+  req.lease_owner = "fw";
+  auto e = store_->inbox_claim(req)->at(0);
+  ASSERT_TRUE(store_->inbox_update_status(done(e, InboxStatus::kDead)).has_value());
+  EXPECT_FALSE(store_->inbox_business_key_processed("esign", "contract:one").value());
+  store_->inbox_insert(inbound("two"));
+  auto two = store_->inbox_claim(req)->at(0);
+  ASSERT_TRUE(store_->inbox_update_status(done(two)).has_value());
+  EXPECT_TRUE(store_->inbox_business_key_processed("esign", "contract:two").value());
+  EXPECT_FALSE(store_->inbox_business_key_processed("github", "contract:two").value());
+}
+
+TEST_P(StoreContract, InboxReleaseLeasesMakesLeasedEventsDueAgain) {
+  store_->inbox_insert(inbound("a"));
+  store_->inbox_insert(inbound("b"));
+  InboxClaimRequest req;
+  req.lease_owner = "node-1/forwarder";
+  ASSERT_EQ(store_->inbox_claim(req)->size(), 2u);
+  EXPECT_EQ(store_->inbox_release_leases("someone-else").value(), 0);
+  EXPECT_EQ(store_->inbox_release_leases("node-1/forwarder").value(), 2);
+  req.lease_owner = "node-2/forwarder";
+  auto again = store_->inbox_claim(req);
+  ASSERT_EQ(again->size(), 2u);
+  EXPECT_EQ(again->at(0).lease_owner, "node-2/forwarder");
+}
+
+TEST_P(StoreContract, InboxDuplicateBusinessKeyIsASettledStatus) {
+  store_->inbox_insert(inbound("d"));
+  InboxClaimRequest req;
+  req.lease_owner = "fw";
+  auto e = store_->inbox_claim(req)->at(0);
+  auto r = store_->inbox_update_status(done(e, InboxStatus::kDuplicate));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, InboxStatus::kDuplicate);
+  EXPECT_TRUE(r->processed_at.has_value());
+  EXPECT_EQ(to_string(InboxStatus::kDuplicate), "duplicate-business-key");
 }
 
 }  // namespace

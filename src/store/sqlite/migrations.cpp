@@ -196,6 +196,11 @@ CREATE TABLE audit_log (
 CREATE INDEX audit_by_target ON audit_log(target_id, id);
 )sql";
 
+// Version 2: the inbound business-key guard looks up processed events by business key.
+constexpr std::string_view kV2 = R"sql(
+CREATE INDEX inbox_by_business_key ON inbox(source, business_key) WHERE business_key IS NOT NULL;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -209,6 +214,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kAll = {
       {1, "initial schema", kV1},
+      {2, "inbox business key index", kV2},
   };
   return kAll;
 }

@@ -36,13 +36,25 @@ RETURNING {})sql";
 constexpr std::string_view kUpdateSql = R"sql(
 UPDATE inbox SET status = ?1, attempts = attempts + ?2,
   next_attempt_at = COALESCE(?3, next_attempt_at), last_error = COALESCE(?4, last_error),
-  processed_at = CASE WHEN ?1 IN ('processed', 'stale', 'superseded') THEN ?5
+  processed_at = CASE WHEN ?1 IN ('processed', 'stale', 'superseded', 'duplicate-business-key')
+                      THEN ?5
                       ELSE processed_at END,
   lease_owner = NULL, lease_until = NULL
 WHERE id = ?6 AND lease_owner = ?7 AND status = 'processing'
 RETURNING {})sql";
 
 #undef HOOKD_INBOX_OPEN
+
+// Parked events of the source that wait for `event_id` become due now.
+constexpr std::string_view kReleaseDependentsSql = R"sql(
+UPDATE inbox SET next_attempt_at = ?1
+WHERE source = ?2 AND status = 'parked' AND next_attempt_at > ?1
+  AND EXISTS (SELECT 1 FROM json_each(inbox.depends_on) d WHERE d.value = ?3))sql";
+
+bool settles(InboxStatus s) {
+  return s == InboxStatus::kProcessed || s == InboxStatus::kStale ||
+         s == InboxStatus::kSuperseded || s == InboxStatus::kDuplicate;
+}
 
 Status insert_history(Connection& c, const std::string& id, Millis at,
                       std::optional<InboxStatus> from, InboxStatus to, std::string_view note) {
@@ -125,13 +137,13 @@ Result<InboxEvent> SqliteStore::inbox_find(const std::string& source, const std:
   });
 }
 
-Result<Page<InboxEvent>> SqliteStore::inbox_list(const std::optional<std::string>& source,
-                                                 const std::optional<InboxStatus>& status,
+Result<Page<InboxEvent>> SqliteStore::inbox_list(const InboxFilter& filter,
                                                  const PageRequest& page) {
   return read([&](Connection& c) -> Result<Page<InboxEvent>> {
     Query q(fmt::format("SELECT {} FROM inbox", kInboxColumns));
-    if (source) q.where("source = ?", {*source});
-    if (status) q.where("status = ?", {std::string(to_string(*status))});
+    if (filter.source) q.where("source = ?", {*filter.source});
+    if (filter.status) q.where("status = ?", {std::string(to_string(*filter.status))});
+    if (filter.entity_key) q.where("entity_key = ?", {*filter.entity_key});
     q.page(page);
     HOOKD_TRY(stmt, q.prepare(c));
     HOOKD_TRY(rows, collect<InboxEvent>(stmt, read_inbox));
@@ -164,7 +176,31 @@ Result<InboxEvent> SqliteStore::inbox_update_status(const InboxStatusUpdate& u) 
     HOOKD_CHECK(up.run());
     HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
     if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
+    if (settles(u.to)) {
+      HOOKD_TRY(release, c.prepare(kReleaseDependentsSql));
+      HOOKD_CHECK(release.bind_all(now, ev.source, ev.event_id).run());
+    }
     return ev;
+  });
+}
+
+Result<bool> SqliteStore::inbox_business_key_processed(const std::string& source,
+                                                       const std::string& business_key) {
+  return read([&](Connection& c) -> Result<bool> {
+    HOOKD_TRY(q, c.prepare("SELECT 1 FROM inbox WHERE source = ? AND business_key = ? "
+                           "AND status = 'processed' LIMIT 1"));
+    HOOKD_TRY(row, q.bind_all(source, business_key).step());
+    return row;
+  });
+}
+
+Result<int> SqliteStore::inbox_release_leases(const std::string& lease_owner) {
+  return write([&](Connection& c) -> Result<int> {
+    HOOKD_TRY(q, c.prepare("UPDATE inbox SET status = CASE WHEN attempts = 0 THEN 'received' "
+                           "ELSE 'retry' END, next_attempt_at = ?, lease_owner = NULL, "
+                           "lease_until = NULL WHERE status = 'processing' AND lease_owner = ?"));
+    HOOKD_CHECK(q.bind_all(clock_.now_ms(), lease_owner).run());
+    return static_cast<int>(c.changes());
   });
 }
 
