@@ -41,13 +41,26 @@ RETURNING {})sql";
 constexpr std::string_view kUpdateSql = R"sql(
 UPDATE inbox SET status = $1::text, attempts = attempts + $2,
   next_attempt_at = COALESCE($3, next_attempt_at), last_error = COALESCE($4, last_error),
-  processed_at = CASE WHEN $1::text IN ('processed', 'stale', 'superseded') THEN $5
+  processed_at = CASE WHEN $1::text IN ('processed', 'stale', 'superseded',
+                                        'duplicate-business-key') THEN $5
                       ELSE processed_at END,
   lease_owner = NULL, lease_until = NULL
 WHERE id = $6 AND lease_owner = $7 AND status = 'processing'
 RETURNING {})sql";
 
 #undef HOOKD_INBOX_OPEN
+
+// Parked events of the source that wait for `event_id` become due now.
+constexpr std::string_view kReleaseDependentsSql = R"sql(
+UPDATE inbox SET next_attempt_at = $1
+WHERE source = $2 AND status = 'parked' AND next_attempt_at > $1
+  AND EXISTS (SELECT 1 FROM json_array_elements_text(inbox.depends_on::json) d
+              WHERE d = $3))sql";
+
+bool settles(InboxStatus s) {
+  return s == InboxStatus::kProcessed || s == InboxStatus::kStale ||
+         s == InboxStatus::kSuperseded || s == InboxStatus::kDuplicate;
+}
 
 Status insert_history(PgConnection& c, const std::string& id, Millis at,
                       std::optional<InboxStatus> from, InboxStatus to, std::string_view note) {
@@ -132,13 +145,12 @@ Result<InboxEvent> PgStore::inbox_find(const std::string& source, const std::str
   });
 }
 
-Result<Page<InboxEvent>> PgStore::inbox_list(const std::optional<std::string>& source,
-                                             const std::optional<InboxStatus>& status,
-                                             const PageRequest& page) {
+Result<Page<InboxEvent>> PgStore::inbox_list(const InboxFilter& filter, const PageRequest& page) {
   return read([&](PgConnection& c) -> Result<Page<InboxEvent>> {
     PgQuery q(fmt::format("SELECT {} FROM inbox", kInboxColumns));
-    if (source) q.where("source = ?", {*source});
-    if (status) q.where("status = ?", {std::string(to_string(*status))});
+    if (filter.source) q.where("source = ?", {*filter.source});
+    if (filter.status) q.where("status = ?", {std::string(to_string(*filter.status))});
+    if (filter.entity_key) q.where("entity_key = ?", {*filter.entity_key});
     q.page(page);
     HOOKD_TRY(rows, q.run(c));
     return make_page(collect<InboxEvent>(rows, read_inbox), page,
@@ -174,7 +186,30 @@ Result<InboxEvent> PgStore::inbox_update_status(const InboxStatusUpdate& u) {
     InboxEvent ev = read_inbox(Row{rows, 0});
     HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
     if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
+    if (settles(u.to)) {
+      HOOKD_CHECK(c.query(kReleaseDependentsSql, Params().add_all(now, ev.source, ev.event_id)));
+    }
     return ev;
+  });
+}
+
+Result<bool> PgStore::inbox_business_key_processed(const std::string& source,
+                                                   const std::string& business_key) {
+  return read([&](PgConnection& c) -> Result<bool> {
+    HOOKD_TRY(rows, c.query("SELECT 1 FROM inbox WHERE source = $1 AND business_key = $2 "
+                            "AND status = 'processed' LIMIT 1",
+                            Params().add_all(source, business_key)));
+    return rows.size() > 0;
+  });
+}
+
+Result<int> PgStore::inbox_release_leases(const std::string& lease_owner) {
+  return write([&](PgConnection& c) -> Result<int> {
+    HOOKD_TRY(rows, c.query("UPDATE inbox SET status = CASE WHEN attempts = 0 THEN 'received' "
+                            "ELSE 'retry' END, next_attempt_at = $1, lease_owner = NULL, "
+                            "lease_until = NULL WHERE status = 'processing' AND lease_owner = $2",
+                            Params().add_all(clock_.now_ms(), lease_owner)));
+    return static_cast<int>(rows.affected());
   });
 }
 

@@ -199,6 +199,11 @@ CREATE TABLE audit_log (
 CREATE INDEX audit_by_target ON audit_log(target_id, id);
 )sql";
 
+// Version 2: the inbound business-key guard looks up processed events by business key.
+constexpr std::string_view kV2 = R"sql(
+CREATE INDEX inbox_by_business_key ON inbox(source, business_key) WHERE business_key IS NOT NULL;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -215,6 +220,7 @@ constexpr std::string_view kMigrationLock = "SELECT pg_advisory_xact_lock(728301
 const std::vector<PgMigration>& pg_migrations() {
   static const std::vector<PgMigration> kAll = {
       {1, "initial schema", kV1},
+      {2, "inbox business key index", kV2},
   };
   return kAll;
 }

@@ -105,11 +105,12 @@ class PgStore final : public Store {
   Result<std::vector<InboxInsertOutcome>> inbox_insert_batch(std::vector<InboxEvent> evs) override;
   Result<InboxEvent> inbox_get(const std::string& id) override;
   Result<InboxEvent> inbox_find(const std::string& source, const std::string& event_id) override;
-  Result<Page<InboxEvent>> inbox_list(const std::optional<std::string>& source,
-                                      const std::optional<InboxStatus>& status,
-                                      const PageRequest& page) override;
+  Result<Page<InboxEvent>> inbox_list(const InboxFilter& filter, const PageRequest& page) override;
   Result<std::vector<InboxEvent>> inbox_claim(const InboxClaimRequest& req) override;
   Result<InboxEvent> inbox_update_status(const InboxStatusUpdate& update) override;
+  Result<bool> inbox_business_key_processed(const std::string& source,
+                                            const std::string& business_key) override;
+  Result<int> inbox_release_leases(const std::string& lease_owner) override;
   Result<std::vector<InboxHistoryEntry>> inbox_history(const std::string& id) override;
   Result<InboxEntity> inbox_entity(const std::string& source,
                                    const std::string& entity_key) override;
