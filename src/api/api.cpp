@@ -161,10 +161,24 @@ std::expected<store::Endpoint, ApiError> Api::Impl::endpoint_of(
   return *ep;
 }
 
+std::expected<AppEndpoint, ApiError> Api::Impl::app_endpoint_of(const Call& call) const {
+  auto app = app_of(call);
+  if (!app) return std::unexpected(app.error());
+  auto ep = endpoint_of(call, *app);
+  if (!ep) return std::unexpected(ep.error());
+  return AppEndpoint{*std::move(app), *std::move(ep)};
+}
+
 std::string Api::Impl::new_secret() const {
   std::array<std::uint8_t, 24> bytes{};
   deps_.random.fill(bytes);
   return "whsec_" + base64_encode(ByteView(bytes.data(), bytes.size()));
+}
+
+std::string Api::Impl::new_ed25519_secret() const {
+  std::array<std::uint8_t, 32> seed{};
+  deps_.random.fill(seed);
+  return "whsk_" + base64_encode(ByteView(seed.data(), seed.size()));
 }
 
 }  // namespace hookd::api

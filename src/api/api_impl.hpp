@@ -21,6 +21,12 @@ namespace hookd::api {
 
 using Reply = std::expected<net::HttpResponse, ApiError>;
 
+// The application and endpoint named by a route's {app_id} and {endpoint_id}.
+struct AppEndpoint {
+  store::Application app;
+  store::Endpoint endpoint;
+};
+
 class Api::Impl {
  public:
   explicit Impl(ApiDeps deps);
@@ -51,7 +57,10 @@ class Api::Impl {
   std::expected<store::Application, ApiError> app_of(const Call& call) const;
   std::expected<store::Endpoint, ApiError> endpoint_of(const Call& call,
                                                        const store::Application& app) const;
-  std::string new_secret() const;
+  // app_of, then endpoint_of within that application: 404 for either.
+  std::expected<AppEndpoint, ApiError> app_endpoint_of(const Call& call) const;
+  std::string new_secret() const;          // whsec_ + 24 random bytes
+  std::string new_ed25519_secret() const;  // whsk_ + a 32-byte random seed
 
   // Applications and event types (handlers_apps.cpp).
   Reply create_app(Call& call);
@@ -77,6 +86,9 @@ class Api::Impl {
   Reply get_endpoint_secret(Call& call);
   Reply rotate_endpoint_secret(Call& call);
   Reply recover_endpoint(Call& call);
+  Reply get_endpoint_headers(Call& call);
+  Reply put_endpoint_headers(Call& call);
+  Reply patch_endpoint_headers(Call& call);
   Reply set_endpoint_enabled(Call& call, bool disabled);
   Reply enable_endpoint(Call& call) { return set_endpoint_enabled(call, false); }
   Reply disable_endpoint(Call& call) { return set_endpoint_enabled(call, true); }

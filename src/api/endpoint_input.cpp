@@ -5,6 +5,7 @@
 
 #include "hookd/encoding.hpp"
 #include "hookd/retry.hpp"
+#include "hookd/signing.hpp"
 
 namespace hookd::api {
 namespace {
@@ -17,13 +18,28 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// whsec_<base64 of 24-64 bytes>; the prefix is optional on input (Svix accepts both).
+// whsec_<base64 of 24-64 bytes> (the prefix is optional on input, as with Svix), or
+// whsk_<base64 Ed25519 seed> for Standard Webhooks v1a signatures (checked by building a
+// signer, so a 64-byte seed+public key that do not match is refused too).
 std::optional<std::string> normalise_secret(const std::string& secret) {
+  if (secret.starts_with("whsk_")) {
+    SchemeOptions ed25519;
+    ed25519.kind = SchemeKind::kStandardEd25519;
+    const std::vector<std::string> keys{secret};
+    if (!Signer::create(ed25519, keys)) return std::nullopt;
+    return secret;
+  }
   std::string_view body = secret;
   if (body.starts_with("whsec_")) body.remove_prefix(6);
   auto bytes = base64_decode(body);
   if (!bytes || bytes->size() < 24 || bytes->size() > 64) return std::nullopt;
   return "whsec_" + std::string(body);
+}
+
+// RFC 9110 token characters (header field names).
+bool is_token_char(unsigned char c) {
+  return std::isalnum(c) != 0 ||
+         std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
 }
 
 }  // namespace
@@ -61,6 +77,32 @@ std::optional<std::string> url_problem(const std::string& url, const AddressPoli
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> header_problem(const std::string& name, const std::string& value) {
+  if (name.empty() || name.size() > 256 ||
+      !std::ranges::all_of(name, [](unsigned char c) { return is_token_char(c); })) {
+    return "is not a valid header name";
+  }
+  const auto l = lower(name);
+  if (l.starts_with("webhook-") || l.starts_with("svix-") || l == "host" || l == "content-length" ||
+      l == "content-type" || l == "transfer-encoding" || l == "connection" || l == "user-agent") {
+    return "is set by hookd and cannot be overridden";
+  }
+  if (value.size() > 4096 || std::ranges::any_of(value, [](unsigned char c) {
+        return c == '\r' || c == '\n' || c == '\0';
+      })) {
+    return "value must be at most 4096 characters without CR, LF or NUL";
+  }
+  return std::nullopt;
+}
+
+void check_headers(Fields& f, const std::string& field, const store::Headers& headers) {
+  constexpr std::size_t kMaxHeaders = 50;
+  if (headers.size() > kMaxHeaders) f.add_error(field, "must have at most 50 headers");
+  for (const auto& [name, value] : headers) {
+    if (auto problem = header_problem(name, value)) f.add_error(field + "." + name, *problem);
+  }
 }
 
 std::optional<std::string> read_retry_policy(Fields& f) {
@@ -137,13 +179,7 @@ std::optional<std::string> read_endpoint(Fields& f, store::Endpoint& ep, Endpoin
   if (given("metadata")) ep.metadata = f.object_text("metadata").value_or("{}");
   if (given("headers")) {
     auto headers = f.string_map("headers").value_or(store::Headers{});
-    for (const auto& [name, value] : headers) {
-      const auto l = lower(name);
-      if (l.starts_with("webhook-") || l.starts_with("svix-") || l == "host" ||
-          l == "content-length" || l == "content-type" || l == "transfer-encoding") {
-        f.add_error("headers." + name, "is set by hookd and cannot be overridden");
-      }
-    }
+    check_headers(f, "headers", headers);
     ep.headers = std::move(headers);
   }
   if (given("fifo")) ep.fifo = f.boolean("fifo").value_or(false);
@@ -155,7 +191,9 @@ std::optional<std::string> read_endpoint(Fields& f, store::Endpoint& ep, Endpoin
   if (!secret) return std::nullopt;
   auto normalised = normalise_secret(*secret);
   if (!normalised) {
-    f.add_error("secret", "must be whsec_ followed by the base64 of 24 to 64 random bytes");
+    f.add_error("secret",
+                "must be whsec_ followed by the base64 of 24 to 64 random bytes, or whsk_ "
+                "followed by the base64 of a 32-byte Ed25519 seed");
   }
   return normalised;
 }

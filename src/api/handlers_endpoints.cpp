@@ -61,25 +61,23 @@ Reply Api::Impl::list_endpoints(Call& call) {
 }
 
 Reply Api::Impl::get_endpoint(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  auto ep = endpoint_of(call, *app);
-  if (!ep) return std::unexpected(ep.error());
-  return json_response(200, dump(to_json(*ep)));
+  auto found = app_endpoint_of(call);
+  if (!found) return std::unexpected(found.error());
+  const auto& [app, ep] = *found;
+  return json_response(200, dump(to_json(ep)));
 }
 
 // PUT replaces every field; PATCH only the given ones. A change of `disabled` goes through
 // set_endpoint_disabled so it is audited like the hookd enable/disable routes (A30).
 Reply Api::Impl::put_endpoint(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  auto existing = endpoint_of(call, *app);
-  if (!existing) return std::unexpected(existing.error());
+  auto found = app_endpoint_of(call);
+  if (!found) return std::unexpected(found.error());
+  const auto& [app, existing] = *found;
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
   const bool patch = call.request.method == "PATCH";
   Fields f(*body);
-  store::Endpoint ep = *existing;
+  store::Endpoint ep = existing;
   if (!patch) {  // PUT: fields not given return to their defaults
     store::Endpoint fresh;
     fresh.id = ep.id;
@@ -92,22 +90,22 @@ Reply Api::Impl::put_endpoint(Call& call) {
   read_endpoint(f, ep, patch ? EndpointBody::kPatch : EndpointBody::kUpdate, address_policy_);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   const bool want_disabled = ep.disabled;
-  ep.disabled = existing->disabled;
+  ep.disabled = existing.disabled;
   auto updated = deps_.store.update_endpoint(ep);
   if (!updated && updated.error().code == ErrorCode::kConflict) {
     return std::unexpected(conflict("An endpoint with uid '" + ep.uid.value_or("") +
                                     "' already exists in this application"));
   }
   if (!updated) return std::unexpected(from_store_error(updated.error(), "endpoint"));
-  if (want_disabled != existing->disabled) {
+  if (want_disabled != existing.disabled) {
     auto audit = endpoint_audit(call.actor, want_disabled, ep.id,
                                 "endpoint update via " + call.request.method);
-    audit.before = disabled_state(*existing);
-    store::Endpoint after = *existing;
+    audit.before = disabled_state(existing);
+    store::Endpoint after = existing;
     after.disabled = want_disabled;
     audit.after = disabled_state(after);
     auto changed =
-        deps_.store.set_endpoint_disabled(app->id, ep.id, want_disabled, std::nullopt, audit);
+        deps_.store.set_endpoint_disabled(app.id, ep.id, want_disabled, std::nullopt, audit);
     if (!changed) return std::unexpected(from_store_error(changed.error(), "endpoint"));
     updated = std::move(changed);
   }
@@ -117,30 +115,30 @@ Reply Api::Impl::put_endpoint(Call& call) {
 Reply Api::Impl::patch_endpoint(Call& call) { return put_endpoint(call); }
 
 Reply Api::Impl::delete_endpoint(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  auto ep = endpoint_of(call, *app);
-  if (!ep) return std::unexpected(ep.error());
-  if (auto done = deps_.store.delete_endpoint(app->id, ep->id); !done) {
+  auto found = app_endpoint_of(call);
+  if (!found) return std::unexpected(found.error());
+  const auto& [app, ep] = *found;
+  if (auto done = deps_.store.delete_endpoint(app.id, ep.id); !done) {
     return std::unexpected(from_store_error(done.error(), "endpoint"));
   }
   return empty_response(204);
 }
 
 Reply Api::Impl::get_endpoint_secret(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  auto ep = endpoint_of(call, *app);
-  if (!ep) return std::unexpected(ep.error());
-  return json_response(200, dump({{"key", ep->secrets.current}}));
+  auto found = app_endpoint_of(call);
+  if (!found) return std::unexpected(found.error());
+  const auto& [app, ep] = *found;
+  return json_response(200, dump({{"key", ep.secrets.current}}));
 }
 
 Reply Api::Impl::rotate_endpoint_secret(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  auto ep = endpoint_of(call, *app);
-  if (!ep) return std::unexpected(ep.error());
-  std::string secret = new_secret();
+  auto found = app_endpoint_of(call);
+  if (!found) return std::unexpected(found.error());
+  const auto& [app, ep] = *found;
+  // A whsk_ (Ed25519) endpoint rotates to a fresh whsk_ key; the dispatcher signs with the old
+  // and the new key during the grace period, so both must be of one kind.
+  const bool ed25519 = ep.secrets.current.starts_with("whsk_");
+  std::string secret = ed25519 ? new_ed25519_secret() : new_secret();
   if (!call.request.body.empty()) {
     auto body = body_of(call);
     if (!body) return std::unexpected(body.error());
@@ -153,28 +151,32 @@ Reply Api::Impl::rotate_endpoint_secret(Call& call) {
       for (const auto& e : g.errors()) {
         if (e.field == "secret") f.add_error("key", e.message);
       }
-      if (given) secret = *given;
+      if (given && given->starts_with("whsk_") != ed25519) {
+        f.add_error("key", std::string("must be a ") + (ed25519 ? "whsk_" : "whsec_") +
+                               " key like the current one (both sign during the grace period)");
+      } else if (given) {
+        secret = *given;
+      }
     }
     if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   }
-  auto rotated = deps_.store.rotate_endpoint_secret(app->id, ep->id, secret,
+  auto rotated = deps_.store.rotate_endpoint_secret(app.id, ep.id, secret,
                                                     deps_.options.secret_rotation_grace.count());
   if (!rotated) return std::unexpected(from_store_error(rotated.error(), "endpoint"));
   return empty_response(204);
 }
 
 Reply Api::Impl::recover_endpoint(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  auto ep = endpoint_of(call, *app);
-  if (!ep) return std::unexpected(ep.error());
+  auto found = app_endpoint_of(call);
+  if (!found) return std::unexpected(found.error());
+  const auto& [app, ep] = *found;
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
   Fields f(*body);
   if (!f.present("since")) f.add_error("since", "is required (an ISO-8601 time)");
   auto since = f.time("since");
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  auto count = deps_.store.recover(ep->id, *since);
+  auto count = deps_.store.recover(ep.id, *since);
   if (!count) return std::unexpected(from_store_error(count.error(), "endpoint"));
   const auto now = deps_.clock.now_ms();
   IdRandomBytes random{};
@@ -188,23 +190,22 @@ Reply Api::Impl::recover_endpoint(Call& call) {
 }
 
 Reply Api::Impl::set_endpoint_enabled(Call& call, bool disabled) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  auto ep = endpoint_of(call, *app);
-  if (!ep) return std::unexpected(ep.error());
+  auto found = app_endpoint_of(call);
+  if (!found) return std::unexpected(found.error());
+  const auto& [app, ep] = *found;
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
   Fields f(*body);
   const auto reason = f.required_string("reason", 1024);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  store::Endpoint after = *ep;
+  store::Endpoint after = ep;
   after.disabled = disabled;
   after.disabled_reason = disabled ? std::optional(reason) : std::nullopt;
-  auto audit = endpoint_audit(call.actor, disabled, ep->id, reason);
-  audit.before = disabled_state(*ep);
+  auto audit = endpoint_audit(call.actor, disabled, ep.id, reason);
+  audit.before = disabled_state(ep);
   audit.after = disabled_state(after);
   auto changed = deps_.store.set_endpoint_disabled(
-      app->id, ep->id, disabled, disabled ? std::optional(reason) : std::nullopt, audit);
+      app.id, ep.id, disabled, disabled ? std::optional(reason) : std::nullopt, audit);
   if (!changed) return std::unexpected(from_store_error(changed.error(), "endpoint"));
   return json_response(200, dump(to_json(*changed)));
 }

@@ -143,26 +143,22 @@ Reply Api::Impl::list_attempts_by_message(Call& call) {
 }
 
 Reply Api::Impl::list_attempts_by_endpoint(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  auto ep = endpoint_of(call, *app);
-  if (!ep) return std::unexpected(ep.error());
+  auto found = app_endpoint_of(call);
+  if (!found) return std::unexpected(found.error());
   auto page = page_of(call, true);
   if (!page) return std::unexpected(page.error());
-  auto attempts = deps_.store.list_attempts_by_endpoint(ep->id, *page);
+  auto attempts = deps_.store.list_attempts_by_endpoint(found->endpoint.id, *page);
   if (!attempts) return std::unexpected(from_store_error(attempts.error()));
   return json_response(200, page_json(*attempts, *page));
 }
 
 Reply Api::Impl::resend(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
+  auto found = app_endpoint_of(call);
+  if (!found) return std::unexpected(found.error());
   const auto& id = call.param("msg_id");
-  auto msg = deps_.store.get_message(app->id, id);
+  auto msg = deps_.store.get_message(found->app.id, id);
   if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
-  auto ep = endpoint_of(call, *app);
-  if (!ep) return std::unexpected(ep.error());
-  auto delivery = deps_.store.resend(msg->id, ep->id);
+  auto delivery = deps_.store.resend(msg->id, found->endpoint.id);
   if (!delivery) return std::unexpected(from_store_error(delivery.error()));
   return empty_response(202);
 }

@@ -41,6 +41,9 @@ void Api::Impl::add_endpoint_routes() {
   sync("GET", one + "/secret", &Impl::get_endpoint_secret);
   sync("POST", one + "/secret/rotate", &Impl::rotate_endpoint_secret);
   sync("POST", one + "/recover", &Impl::recover_endpoint);
+  sync("GET", one + "/headers", &Impl::get_endpoint_headers);
+  sync("PUT", one + "/headers", &Impl::put_endpoint_headers);
+  sync("PATCH", one + "/headers", &Impl::patch_endpoint_headers);
 }
 
 void Api::Impl::add_message_routes() {

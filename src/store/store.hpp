@@ -128,6 +128,28 @@ struct Deferral {
   Millis next_attempt_at = 0;
 };
 
+// One round trip of a dispatcher (see DeliveryStore::dispatch_round): what it finished and
+// hands back, and how much new work it wants.
+struct DispatchRound {
+  std::vector<AttemptReport> reports;
+  std::vector<Deferral> deferrals;
+  std::string lease_owner;  // of the deferrals and the claim
+  Millis lease_ms = 30'000;
+  int claim_limit = 0;  // 0 = claim nothing
+  // Endpoints known to be healthy again (a circuit closed): their pending deliveries that
+  // wait for a later retry become due now (attempt counts and deadlines unchanged).
+  std::vector<std::string> expedite_endpoints;
+};
+
+struct DispatchRoundResult {
+  std::vector<Result<Delivery>> recorded;  // one per report, as record_attempts
+  int deferred = 0;                        // as defer_deliveries
+  int expedited = 0;                       // deliveries made due by expedite_endpoints
+  std::vector<Delivery> claimed;           // as claim_due
+  // messages[i] is claimed[i]'s message (read in the same transaction); kNotFound if gone.
+  std::vector<Result<Message>> messages;
+};
+
 struct DeadLetterFilter {
   std::optional<std::string> app_id;
   std::optional<std::string> endpoint_id;
@@ -140,7 +162,9 @@ class DeliveryStore {
   virtual ~DeliveryStore() = default;
   // Leases up to `limit` due deliveries: pending with next_attempt_at <= now, or
   // delivering with an expired lease; endpoint enabled; for a FIFO endpoint only the
-  // lowest-sequence open delivery of each (endpoint, ordering key). Oldest due first.
+  // lowest-sequence open delivery of each (endpoint, ordering key). Oldest due first. A
+  // claimed delivery's next_attempt_at becomes its lease expiry (when it is due again if
+  // its owner never reports).
   virtual Result<std::vector<Delivery>> claim_due(const ClaimRequest& req) = 0;
   // One transaction: the attempt row + the delivery's new state. Returns the delivery as
   // updated. kConflict if `lease_owner` no longer holds the lease.
@@ -157,6 +181,10 @@ class DeliveryStore {
   // transaction; returns how many changed.
   virtual Result<int> defer_deliveries(const std::vector<Deferral>& items,
                                        const std::string& lease_owner) = 0;
+  // Pending deliveries of the endpoint due later than now become due now (the endpoint is
+  // known to be up again). Leased, delivered and dead ones are untouched. Returns how many.
+  // The default does nothing (returns 0): the deliveries then wait for their own retry time.
+  virtual Result<int> expedite_endpoint(const std::string& endpoint_id);
   virtual Result<Delivery> get_delivery(const std::string& id) = 0;
   virtual Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) = 0;
   virtual Result<std::int64_t> count_deliveries(DeliveryStatus status) = 0;
@@ -308,6 +336,13 @@ class Store : public ApplicationStore,
   virtual Status migrate() = 0;
   // The schema version after migrate() (0 for an empty database).
   virtual Result<int> schema_version() = 0;
+
+  // The dispatcher's round trip: record_attempts(reports), defer_deliveries(deferrals),
+  // expedite_endpoint(each), then claim_due(claim_limit) with each claimed delivery's
+  // message. A backend should do it in ONE transaction (one commit for the lot); the
+  // default calls those methods one after another. A storage failure fails the round: in
+  // one transaction nothing is kept; in the default, the steps before the failure stay.
+  virtual Result<DispatchRoundResult> dispatch_round(const DispatchRound& round);
 };
 
 }  // namespace hookd::store

@@ -190,9 +190,15 @@ HttpReply HookdProcess::get(const std::string& path) const {
 
 HttpReply HookdProcess::post(const std::string& path, const std::string& json_body,
                              std::vector<std::pair<std::string, std::string>> headers) const {
+  return request("POST", path, json_body, std::move(headers));
+}
+
+HttpReply HookdProcess::request(const std::string& method, const std::string& path,
+                                const std::string& json_body,
+                                std::vector<std::pair<std::string, std::string>> headers) const {
   headers.emplace_back("Authorization", std::string("Bearer ") + kToken);
-  headers.emplace_back("Content-Type", "application/json");
-  return http_request("POST", url(path), json_body, std::move(headers));
+  if (!json_body.empty()) headers.emplace_back("Content-Type", "application/json");
+  return http_request(method, url(path), json_body, std::move(headers));
 }
 
 RunOutput HookdProcess::run_command(const std::vector<std::string>& args) const {

@@ -65,6 +65,9 @@ class HookdProcess {
   HttpReply get(const std::string& path) const;
   HttpReply post(const std::string& path, const std::string& json_body,
                  std::vector<std::pair<std::string, std::string>> headers = {}) const;
+  HttpReply request(const std::string& method, const std::string& path,
+                    const std::string& json_body = {},
+                    std::vector<std::pair<std::string, std::string>> headers = {}) const;
 
   // Runs `hookd <args>` to completion (e.g. migrate) with this instance's files.
   RunOutput run_command(const std::vector<std::string>& args) const;

@@ -34,7 +34,7 @@ TEST(ServeE2E, MetricsArePrometheusText) {  // A35 (the families exist)
   }
 }
 
-TEST(ServeE2E, ApiRefusesMissingOrWrongToken) {  // A34
+TEST(ServeE2E, A34_ApiRefusesMissingOrWrongToken) {
   HookdProcess hookd;
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
   EXPECT_EQ(http_get(hookd.url("/api/v1/app")).status, 401);

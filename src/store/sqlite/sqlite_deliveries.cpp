@@ -13,11 +13,16 @@ namespace hookd::store::sqlite {
 namespace {
 
 // Due, not leased (or lease expired), endpoint enabled, and for FIFO endpoints no open
-// delivery with the same ordering key and a lower sequence.
+// delivery with the same ordering key and a lower sequence. Walks deliveries_due in index
+// order (next_attempt_at, rowid), so the cost is the rows it takes, not the backlog: forced
+// with INDEXED BY (without statistics the planner would scan by status and sort them all),
+// and rowid (insertion order) breaks ties instead of a sort on id. A claimed row's
+// next_attempt_at becomes its lease expiry, so held rows drop out of the walk's prefix.
 constexpr std::string_view kClaimSql = R"sql(
-UPDATE deliveries SET status = 'delivering', lease_owner = ?1, lease_until = ?2, updated_at = ?3
-WHERE id IN (
-  SELECT d.id FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+UPDATE deliveries SET status = 'delivering', lease_owner = ?1, lease_until = ?2,
+  next_attempt_at = ?2, updated_at = ?3
+WHERE rowid IN (
+  SELECT d.rowid FROM deliveries d INDEXED BY deliveries_due JOIN endpoints e ON e.id = d.endpoint_id
   WHERE d.status IN ('pending', 'delivering') AND d.next_attempt_at <= ?3
     AND (d.lease_until IS NULL OR d.lease_until <= ?3)
     AND e.disabled = 0
@@ -25,12 +30,12 @@ WHERE id IN (
       SELECT 1 FROM deliveries o
       WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key
         AND o.status IN ('pending', 'delivering') AND o.sequence < d.sequence))
-  ORDER BY d.next_attempt_at, d.id LIMIT ?4)
+  ORDER BY d.next_attempt_at, d.rowid LIMIT ?4)
 RETURNING {})sql";
 
 constexpr std::string_view kRecordSql = R"sql(
 UPDATE deliveries SET status = ?1, attempts = attempts + 1,
-  next_attempt_at = COALESCE(?2, next_attempt_at), lease_owner = NULL, lease_until = NULL,
+  next_attempt_at = COALESCE(?2, ?3), lease_owner = NULL, lease_until = NULL,
   first_attempt_at = COALESCE(first_attempt_at, ?3), last_attempt_at = ?3, last_error = ?4,
   last_response_status = ?5, updated_at = ?6
 WHERE id = ?7 AND lease_owner = ?8 AND status = 'delivering'
@@ -62,18 +67,20 @@ Status insert_attempt(Connection& c, const Attempt& a) {
 
 }  // namespace
 
-Result<std::vector<Delivery>> SqliteStore::claim_due(const ClaimRequest& req) {
-  return write([&](Connection& c) -> Result<std::vector<Delivery>> {
-    const Millis now = clock_.now_ms();
-    HOOKD_TRY(q, c.prepare(fmt::format(kClaimSql, kDeliveryColumns)));
-    q.bind_all(req.lease_owner, now + req.lease_ms, now, std::max(req.limit, 0));
-    HOOKD_TRY(rows, collect<Delivery>(q, read_delivery));
-    // RETURNING has no defined order: oldest due first.
-    std::sort(rows.begin(), rows.end(), [](const Delivery& a, const Delivery& b) {
-      return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
-    });
-    return std::move(rows);
+Result<std::vector<Delivery>> SqliteStore::claim_in_tx(Connection& c, const ClaimRequest& req,
+                                                       Millis now) {
+  HOOKD_TRY(q, c.prepare(fmt::format(kClaimSql, kDeliveryColumns)));
+  q.bind_all(req.lease_owner, now + req.lease_ms, now, std::max(req.limit, 0));
+  HOOKD_TRY(rows, collect<Delivery>(q, read_delivery));
+  // RETURNING has no defined order: oldest due first.
+  std::sort(rows.begin(), rows.end(), [](const Delivery& a, const Delivery& b) {
+    return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
   });
+  return std::move(rows);
+}
+
+Result<std::vector<Delivery>> SqliteStore::claim_due(const ClaimRequest& req) {
+  return write([&](Connection& c) { return claim_in_tx(c, req, clock_.now_ms()); });
 }
 
 Result<Delivery> SqliteStore::record_attempt_in_tx(Connection& c, const AttemptReport& report,
@@ -105,50 +112,54 @@ Result<Delivery> SqliteStore::record_attempt(const AttemptReport& report) {
   return write([&](Connection& c) { return record_attempt_in_tx(c, report, clock_.now_ms()); });
 }
 
+Result<std::vector<Result<Delivery>>> SqliteStore::record_attempts_in_tx(
+    Connection& c, const std::vector<AttemptReport>& reports, Millis now) {
+  std::vector<Result<Delivery>> out;
+  out.reserve(reports.size());
+  for (const auto& report : reports) {
+    // A savepoint per item: a failed item (lost lease) leaves no trace, the others commit.
+    HOOKD_CHECK(c.exec("SAVEPOINT attempt_item"));
+    auto r = record_attempt_in_tx(c, report, now);
+    if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
+    if (!r) HOOKD_CHECK(c.exec("ROLLBACK TO attempt_item"));
+    HOOKD_CHECK(c.exec("RELEASE attempt_item"));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 Result<std::vector<Result<Delivery>>> SqliteStore::record_attempts(
     const std::vector<AttemptReport>& reports) {
-  return write([&](Connection& c) -> Result<std::vector<Result<Delivery>>> {
-    const Millis now = clock_.now_ms();
-    std::vector<Result<Delivery>> out;
-    out.reserve(reports.size());
-    for (const auto& report : reports) {
-      // A savepoint per item: a failed item (lost lease) leaves no trace, the others commit.
-      HOOKD_CHECK(c.exec("SAVEPOINT attempt_item"));
-      auto r = record_attempt_in_tx(c, report, now);
-      if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
-      if (!r) HOOKD_CHECK(c.exec("ROLLBACK TO attempt_item"));
-      HOOKD_CHECK(c.exec("RELEASE attempt_item"));
-      out.push_back(std::move(r));
-    }
-    return out;
-  });
+  return write([&](Connection& c) { return record_attempts_in_tx(c, reports, clock_.now_ms()); });
 }
 
 Result<int> SqliteStore::release_leases(const std::string& lease_owner) {
   return write([&](Connection& c) -> Result<int> {
     HOOKD_TRY(up, c.prepare("UPDATE deliveries SET status = 'pending', lease_owner = NULL, "
-                            "lease_until = NULL, updated_at = ? "
-                            "WHERE lease_owner = ? AND status = 'delivering'"));
+                            "lease_until = NULL, next_attempt_at = ?1, updated_at = ?1 "
+                            "WHERE lease_owner = ?2 AND status = 'delivering'"));
     HOOKD_CHECK(up.bind_all(clock_.now_ms(), lease_owner).run());
     return static_cast<int>(c.changes());
   });
 }
 
+Result<int> SqliteStore::defer_in_tx(Connection& c, const std::vector<Deferral>& items,
+                                     const std::string& lease_owner, Millis now) {
+  int changed = 0;
+  for (const auto& item : items) {
+    // Cached per SQL text; each borrow is a freshly reset statement.
+    HOOKD_TRY(up, c.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, "
+                            "lease_owner = NULL, lease_until = NULL, updated_at = ? "
+                            "WHERE id = ? AND lease_owner = ? AND status = 'delivering'"));
+    HOOKD_CHECK(up.bind_all(item.next_attempt_at, now, item.delivery_id, lease_owner).run());
+    changed += static_cast<int>(c.changes());
+  }
+  return changed;
+}
+
 Result<int> SqliteStore::defer_deliveries(const std::vector<Deferral>& items,
                                           const std::string& lease_owner) {
-  return write([&](Connection& c) -> Result<int> {
-    const Millis now = clock_.now_ms();
-    int changed = 0;
-    for (const auto& item : items) {
-      // Cached per SQL text; each borrow is a freshly reset statement.
-      HOOKD_TRY(up, c.prepare("UPDATE deliveries SET status = 'pending', next_attempt_at = ?, "
-                              "lease_owner = NULL, lease_until = NULL, updated_at = ? "
-                              "WHERE id = ? AND lease_owner = ? AND status = 'delivering'"));
-      HOOKD_CHECK(up.bind_all(item.next_attempt_at, now, item.delivery_id, lease_owner).run());
-      changed += static_cast<int>(c.changes());
-    }
-    return changed;
-  });
+  return write([&](Connection& c) { return defer_in_tx(c, items, lease_owner, clock_.now_ms()); });
 }
 
 Result<Delivery> SqliteStore::get_delivery(const std::string& id) {

@@ -37,6 +37,7 @@ class SqliteStore final : public Store {
 
   Status migrate() override;
   Result<int> schema_version() override;
+  Result<DispatchRoundResult> dispatch_round(const DispatchRound& round) override;
 
   // ApplicationStore
   Result<Application> create_application(Application app) override;
@@ -80,6 +81,7 @@ class SqliteStore final : public Store {
   Result<int> release_leases(const std::string& lease_owner) override;
   Result<int> defer_deliveries(const std::vector<Deferral>& items,
                                const std::string& lease_owner) override;
+  Result<int> expedite_endpoint(const std::string& endpoint_id) override;
   Result<Delivery> get_delivery(const std::string& id) override;
   Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) override;
   Result<std::int64_t> count_deliveries(DeliveryStatus status) override;
@@ -158,6 +160,12 @@ class SqliteStore final : public Store {
   // Helpers shared by aggregates (bodies run inside a write transaction).
   Result<PublishOutcome> publish_in_tx(Connection& c, const NewMessage& msg, Millis now);
   Result<Delivery> record_attempt_in_tx(Connection& c, const AttemptReport& report, Millis now);
+  Result<std::vector<Result<Delivery>>> record_attempts_in_tx(
+      Connection& c, const std::vector<AttemptReport>& reports, Millis now);
+  Result<std::vector<Delivery>> claim_in_tx(Connection& c, const ClaimRequest& req, Millis now);
+  Result<int> defer_in_tx(Connection& c, const std::vector<Deferral>& items,
+                          const std::string& lease_owner, Millis now);
+  Result<int> expedite_in_tx(Connection& c, const std::string& endpoint_id, Millis now);
   Result<AuditEntry> append_audit_in_tx(Connection& c, AuditEntry entry, Millis now);
   Result<Delivery> insert_delivery_in_tx(Connection& c, const Message& msg,
                                          const std::string& endpoint_id, Millis now);

@@ -1,0 +1,35 @@
+// Default implementations of the Store's composite methods, in terms of its primitives, so
+// that a backend works before it optimises them (SqliteStore overrides both).
+#include "store/store.hpp"
+
+namespace hookd::store {
+
+Result<int> DeliveryStore::expedite_endpoint(const std::string& /*endpoint_id*/) { return 0; }
+
+Result<DispatchRoundResult> Store::dispatch_round(const DispatchRound& round) {
+  DispatchRoundResult out;
+  if (!round.reports.empty()) {
+    auto recorded = record_attempts(round.reports);
+    if (!recorded) return std::unexpected(recorded.error());
+    out.recorded = std::move(*recorded);
+  }
+  if (!round.deferrals.empty()) {
+    auto deferred = defer_deliveries(round.deferrals, round.lease_owner);
+    if (!deferred) return std::unexpected(deferred.error());
+    out.deferred = *deferred;
+  }
+  for (const auto& endpoint_id : round.expedite_endpoints) {
+    auto expedited = expedite_endpoint(endpoint_id);
+    if (!expedited) return std::unexpected(expedited.error());
+    out.expedited += *expedited;
+  }
+  if (round.claim_limit > 0) {
+    auto claimed = claim_due({round.lease_owner, round.lease_ms, round.claim_limit});
+    if (!claimed) return std::unexpected(claimed.error());
+    out.claimed = std::move(*claimed);
+    for (const auto& d : out.claimed) out.messages.push_back(get_message(d.app_id, d.msg_id));
+  }
+  return out;
+}
+
+}  // namespace hookd::store
