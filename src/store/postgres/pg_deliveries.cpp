@@ -33,14 +33,15 @@ WITH due AS (
         AND o.status IN ('pending', 'delivering') AND o.sequence < d.sequence))
   ORDER BY d.next_attempt_at, d.id LIMIT $4
   FOR UPDATE OF d SKIP LOCKED)
-UPDATE deliveries SET status = 'delivering', lease_owner = $1, lease_until = $2, updated_at = $3
+UPDATE deliveries SET status = 'delivering', lease_owner = $1, lease_until = $2,
+  next_attempt_at = $2, updated_at = $3
 FROM due WHERE deliveries.id = due.id
 RETURNING {})sql";
 
 // The batch as arrays: one row per report.
 constexpr std::string_view kRecordSql = R"sql(
 UPDATE deliveries d SET status = r.status, attempts = d.attempts + 1,
-  next_attempt_at = COALESCE(r.next_at, d.next_attempt_at), lease_owner = NULL,
+  next_attempt_at = COALESCE(r.next_at, r.attempted_at), lease_owner = NULL,
   lease_until = NULL, first_attempt_at = COALESCE(d.first_attempt_at, r.attempted_at),
   last_attempt_at = r.attempted_at, last_error = r.error, last_response_status = r.code,
   updated_at = $8
@@ -102,21 +103,25 @@ Status insert_attempts(PgConnection& c, const std::vector<Attempt>& attempts) {
 
 }  // namespace
 
+// A claimed row's next_attempt_at becomes its lease expiry (when it is due again if its
+// owner never reports), as on SQLite.
+Result<std::vector<Delivery>> PgStore::claim_in_tx(PgConnection& c, const ClaimRequest& req,
+                                                   Millis now) {
+  HOOKD_TRY(rows, c.query(fmt::format(kClaimSql, qualify(kDeliveryColumns, "deliveries")),
+                          Params().add_all(req.lease_owner, now + req.lease_ms, now,
+                                           std::max(req.limit, 0))));
+  auto out = collect<Delivery>(rows, read_delivery);
+  // RETURNING has no defined order: oldest due first.
+  std::sort(out.begin(), out.end(), [](const Delivery& a, const Delivery& b) {
+    return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
+  });
+  return out;
+}
+
 Result<std::vector<Delivery>> PgStore::claim_due(const ClaimRequest& req) {
-  return write(
-      [&](PgConnection& c) -> Result<std::vector<Delivery>> {
-        const Millis now = clock_.now_ms();
-        HOOKD_TRY(rows, c.query(fmt::format(kClaimSql, qualify(kDeliveryColumns, "deliveries")),
-                                Params().add_all(req.lease_owner, now + req.lease_ms, now,
-                                                 std::max(req.limit, 0))));
-        auto out = collect<Delivery>(rows, read_delivery);
-        // RETURNING has no defined order: oldest due first.
-        std::sort(out.begin(), out.end(), [](const Delivery& a, const Delivery& b) {
-          return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
-        });
-        return out;
-      },
-      /*durable=*/false);  // a lease lost in a database crash: the row is claimable again
+  // A lease lost in a database crash is harmless: the row is claimable again.
+  return write([&](PgConnection& c) { return claim_in_tx(c, req, clock_.now_ms()); },
+               /*durable=*/false);
 }
 
 Result<Delivery> PgStore::record_attempt(const AttemptReport& report) {
@@ -130,11 +135,15 @@ Result<Delivery> PgStore::record_attempt(const AttemptReport& report) {
 // attempts of the rows it did return.
 Result<std::vector<Result<Delivery>>> PgStore::record_attempts(
     const std::vector<AttemptReport>& reports) {
+  return write([&](PgConnection& c) { return record_attempts_in_tx(c, reports, clock_.now_ms()); });
+}
+
+Result<std::vector<Result<Delivery>>> PgStore::record_attempts_in_tx(
+    PgConnection& c, const std::vector<AttemptReport>& reports, Millis now) {
   std::set<std::string> ids;
   for (const auto& r : reports) ids.insert(r.delivery_id);
   const bool unique_ids = ids.size() == reports.size();
-  return write([&](PgConnection& c) -> Result<std::vector<Result<Delivery>>> {
-    const Millis now = clock_.now_ms();
+  {
     std::vector<ArrayLiteral> cols(7);
     for (const auto& report : reports) {
       const Attempt a = attempt_of(report, now);
@@ -175,34 +184,38 @@ Result<std::vector<Result<Delivery>>> PgStore::record_attempts(
     }
     HOOKD_CHECK(insert_attempts(c, attempts));
     return out;
-  });
+  }
 }
 
 Result<int> PgStore::release_leases(const std::string& lease_owner) {
   return write([&](PgConnection& c) -> Result<int> {
     HOOKD_TRY(rows, c.query("UPDATE deliveries SET status = 'pending', lease_owner = NULL, "
-                            "lease_until = NULL, updated_at = $1 "
+                            "lease_until = NULL, next_attempt_at = $1, updated_at = $1 "
                             "WHERE lease_owner = $2 AND status = 'delivering'",
                             Params().add_all(clock_.now_ms(), lease_owner)));
     return static_cast<int>(rows.affected());
   });
 }
 
+Result<int> PgStore::defer_in_tx(PgConnection& c, const std::vector<Deferral>& items,
+                                 const std::string& lease_owner, Millis now) {
+  ArrayLiteral ids, due;
+  for (const auto& item : items) {
+    ids.add(item.delivery_id);
+    due.add(item.next_attempt_at);
+  }
+  HOOKD_TRY(rows, c.query("UPDATE deliveries d SET status = 'pending', next_attempt_at = r.due, "
+                          "lease_owner = NULL, lease_until = NULL, updated_at = $3 "
+                          "FROM unnest($1::text[], $2::bigint[]) AS r(id, due) "
+                          "WHERE d.id = r.id AND d.lease_owner = $4 AND d.status = 'delivering'",
+                          Params().add_all(ids.str(), due.str(), now, lease_owner)));
+  return static_cast<int>(rows.affected());
+}
+
 Result<int> PgStore::defer_deliveries(const std::vector<Deferral>& items,
                                       const std::string& lease_owner) {
-  return write([&](PgConnection& c) -> Result<int> {
-    ArrayLiteral ids, due;
-    for (const auto& item : items) {
-      ids.add(item.delivery_id);
-      due.add(item.next_attempt_at);
-    }
-    HOOKD_TRY(rows, c.query("UPDATE deliveries d SET status = 'pending', next_attempt_at = r.due, "
-                            "lease_owner = NULL, lease_until = NULL, updated_at = $3 "
-                            "FROM unnest($1::text[], $2::bigint[]) AS r(id, due) "
-                            "WHERE d.id = r.id AND d.lease_owner = $4 AND d.status = 'delivering'",
-                            Params().add_all(ids.str(), due.str(), clock_.now_ms(), lease_owner)));
-    return static_cast<int>(rows.affected());
-  });
+  return write(
+      [&](PgConnection& c) { return defer_in_tx(c, items, lease_owner, clock_.now_ms()); });
 }
 
 Result<Delivery> PgStore::get_delivery(const std::string& id) {

@@ -81,6 +81,8 @@ class PgStore final : public Store {
   Result<int> release_leases(const std::string& lease_owner) override;
   Result<int> defer_deliveries(const std::vector<Deferral>& items,
                                const std::string& lease_owner) override;
+  Result<int> expedite_endpoint(const std::string& endpoint_id) override;
+  Result<DispatchRoundResult> dispatch_round(const DispatchRound& round) override;
   Result<Delivery> get_delivery(const std::string& id) override;
   Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) override;
   Result<std::int64_t> count_deliveries(DeliveryStatus status) override;
@@ -159,6 +161,12 @@ class PgStore final : public Store {
   Result<Delivery> insert_delivery_in_tx(PgConnection& c, const Message& msg,
                                          const std::string& endpoint_id, Millis now);
   Result<InboxInsertOutcome> inbox_insert_in_tx(PgConnection& c, InboxEvent& ev, Millis now);
+  Result<std::vector<Delivery>> claim_in_tx(PgConnection& c, const ClaimRequest& req, Millis now);
+  Result<std::vector<Result<Delivery>>> record_attempts_in_tx(
+      PgConnection& c, const std::vector<AttemptReport>& reports, Millis now);
+  Result<int> defer_in_tx(PgConnection& c, const std::vector<Deferral>& items,
+                          const std::string& lease_owner, Millis now);
+  Result<int> expedite_in_tx(PgConnection& c, const std::string& endpoint_id, Millis now);
 
   Clock& clock_;
   IdGenerator& ids_;
