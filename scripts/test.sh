@@ -10,5 +10,7 @@ echo "== unit tests under ASan+UBSan =="
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -L unit --output-on-failure -j "$jobs" --timeout 300
 
-echo "== every test on the Release build =="
+# Label `pg` (the PostgreSQL contract suite, A26, A27) needs no setup: the ctest fixture
+# pg_cluster starts a private cluster (scripts/pg-test-cluster.sh) and stops it afterwards.
+echo "== every test on the Release build (SQLite and PostgreSQL) =="
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 900

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <thread>
 
 #include "app/store_factory.hpp"
@@ -55,8 +56,12 @@ net::HttpServerOptions server_options(const config::ServerConfig& server,
 
 // The dispatcher's lease owner is "<node id>/dispatcher"; the host name keeps it stable
 // across restarts of this node (so start() can take back its own leases after a crash) and
-// distinct between nodes sharing a database.
+// distinct between nodes sharing a database. Several nodes on one host (PostgreSQL) set
+// HOOKD_NODE_ID to tell themselves apart.
 std::string node_id() {
+  if (const char* id = std::getenv("HOOKD_NODE_ID"); id != nullptr && *id != '\0') {
+    return std::string("hookd@") + id;
+  }
   std::array<char, 256> host{};
   if (::gethostname(host.data(), host.size() - 1) != 0 || host[0] == '\0') return "hookd";
   return std::string("hookd@") + host.data();
@@ -175,9 +180,9 @@ Status App::Parts::start() {
   if (auto listening = server->start(); !listening) return listening;
   server_started = true;
   ready = true;
-  logger->info(
-      "hookd.started",
-      {{"listen", listen.host}, {"port", server->local_port()}, {"database", config.database.url}});
+  logger->info("hookd.started", {{"listen", listen.host},
+                                 {"port", server->local_port()},
+                                 {"database", printable_database_url(config.database.url)}});
   return {};
 }
 

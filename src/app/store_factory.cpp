@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "store/postgres/pg_store.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 
 namespace hookd::app {
@@ -21,12 +22,32 @@ std::string synchronous_pragma(config::SqliteSynchronous mode) {
 
 }  // namespace
 
+std::string printable_database_url(const std::string& url) {
+  std::string out = url;
+  const auto scheme_end = out.find("://");
+  if (scheme_end == std::string::npos) return out;
+  const auto at = out.find('@', scheme_end);
+  const auto colon = out.find(':', scheme_end + 3);
+  if (at != std::string::npos && colon != std::string::npos && colon < at) {
+    out.replace(colon + 1, at - colon - 1, "<redacted>");
+  }
+  const auto pw = out.find("password=");
+  if (pw != std::string::npos) {
+    const auto end = out.find('&', pw);
+    out.replace(pw + 9, (end == std::string::npos ? out.size() : end) - pw - 9, "<redacted>");
+  }
+  return out;
+}
+
 Result<std::unique_ptr<store::Store>> open_store(const config::DatabaseConfig& database,
                                                  store::Clock& clock, store::IdGenerator& ids) {
   if (database.kind() == config::DatabaseKind::kPostgres) {
-    return fail(ErrorCode::kInvalidArgument,
-                "database.url: the PostgreSQL backend is not available in this build; "
-                "use a SQLite file path");
+    store::postgres::PgOptions options;
+    options.url = database.url;
+    options.pool_size = std::max(1, database.pool_size);
+    auto opened = store::postgres::PgStore::open(options, clock, ids);
+    if (!opened) return std::unexpected(opened.error());
+    return std::unique_ptr<store::Store>(std::move(*opened));
   }
   store::sqlite::SqliteOptions options;
   options.path = database.url;

@@ -17,7 +17,7 @@ void add_config_flags(CLI::App& command, ConfigFlags& flags) {
   command
       .add_option_function<std::string>(
           "--database", [&flags](const std::string& url) { flags.overrides.database = url; },
-          "SQLite database file (database.url; default ./hookd.db)")
+          "SQLite database file or postgresql://... URL (database.url; default ./hookd.db)")
       ->type_name("PATH");
 }
 

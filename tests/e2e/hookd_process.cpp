@@ -34,7 +34,8 @@ std::string read_file(const std::filesystem::path& path) {
 
 // In the child: die with the parent, send output to the files, exec hookd.
 [[noreturn]] void exec_hookd(pid_t parent, const std::vector<std::string>& args,
-                             const std::filesystem::path& out, const std::filesystem::path& err) {
+                             const std::filesystem::path& out, const std::filesystem::path& err,
+                             char* const* envp) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
   const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -53,15 +54,21 @@ std::string read_file(const std::filesystem::path& path) {
   argv.push_back(binary.data());
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
-  ::execv(binary.c_str(), argv.data());
+  ::execve(binary.c_str(), argv.data(), envp);
   ::_exit(127);
 }
 
+// `extra_env`: NAME=value entries added to this process's environment for the child (built
+// before fork: the child only execs).
 pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& out,
-            const std::filesystem::path& err) {
+            const std::filesystem::path& err, const std::vector<std::string>& extra_env = {}) {
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+  for (const std::string& e : extra_env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid == 0) exec_hookd(parent, args, out, err);
+  if (pid == 0) exec_hookd(parent, args, out, err, envp.data());
   return pid;
 }
 
@@ -106,9 +113,10 @@ bool HookdProcess::start(std::chrono::milliseconds ready_within) {
   std::filesystem::remove(port_file);  // a stale one from a killed run
   port_ = 0;
   ++starts_;
-  pid_ = spawn({"serve", "--config", config_file().string(), "--database", database().string(),
-                "--listen", "127.0.0.1:0", "--token", kToken, "--port-file", port_file.string()},
-               dir_ / "hookd.out", dir_ / "hookd.err");
+  const std::string db = database_url_.empty() ? database().string() : database_url_;
+  pid_ = spawn({"serve", "--config", config_file().string(), "--database", db, "--listen",
+                "127.0.0.1:0", "--token", kToken, "--port-file", port_file.string()},
+               dir_ / "hookd.out", dir_ / "hookd.err", env_);
   if (pid_ < 0) {
     last_error_ = "fork failed";
     return false;

@@ -50,6 +50,12 @@ class HookdProcess {
   std::string url(const std::string& path) const;
   const std::filesystem::path& dir() const { return dir_; }
   std::filesystem::path database() const { return dir_ / "hookd.db"; }
+  // Runs the daemon on `url` (e.g. postgresql://...) instead of its own SQLite file.
+  void use_database(std::string url) { database_url_ = std::move(url); }
+  // An extra environment variable for the daemon (e.g. HOOKD_NODE_ID), set before start().
+  void set_env(std::string name, std::string value) {
+    env_.push_back(std::move(name) + "=" + std::move(value));
+  }
   std::filesystem::path config_file() const { return dir_ / "hookd.toml"; }
   std::string stdout_text() const;
   std::string stderr_text() const;
@@ -70,6 +76,8 @@ class HookdProcess {
   bool wait_ready(std::chrono::steady_clock::time_point deadline);
 
   std::filesystem::path dir_;
+  std::string database_url_;      // empty: the SQLite file in dir_
+  std::vector<std::string> env_;  // NAME=value added to the inherited environment
   pid_t pid_ = -1;
   std::uint16_t port_ = 0;
   int starts_ = 0;

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# hookd on PostgreSQL (issue 5): the database's own insert ceiling (pgbench, 1 KiB rows,
+# 8 clients), the store's outbound ceiling without HTTP (publish_batch, claim + record of 100,
+# 1 and 2 nodes: bench/pg_queue_bench.cpp), and the end-to-end outbound run of issue 3 with 1
+# and 2 hookd nodes on one database (loadgen -> API -> PostgreSQL -> dispatcher -> sink).
+# Everything runs against a private, durable cluster (fsync on, synchronous_commit on) in a
+# temporary directory, started and removed by this script. Bounded; loopback only.
+# Knobs: SECONDS_PER_RUN (10), CONNECTIONS (32), BUILD (build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD:-build}
+bench_bin="$build/bench"
+seconds=${SECONDS_PER_RUN:-10}
+connections=${CONNECTIONS:-32}
+token="bench-token-$$"
+work=$(mktemp -d)
+pg_state="$work/pg"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  scripts/pg-test-cluster.sh stop "$pg_state" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+wait_for() {
+  local deadline=$((SECONDS + $2))
+  until [[ -s "$1" ]]; do
+    ((SECONDS < deadline)) || { echo "timed out waiting for $1" >&2; return 1; }
+    sleep 0.05
+  done
+}
+
+echo "== machine =="
+echo "cores: $(nproc); date: $(date -u +%Y-%m-%dT%H:%MZ); commit: $(git rev-parse --short HEAD)"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+scripts/pg-test-cluster.sh start "$pg_state" --durable
+url=$(cat "$pg_state/url")
+bin=$(cat "$pg_state/bin")
+psql_() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+echo "== pgbench: 1 KiB inserts, 8 clients, ${seconds}s (the database's ceiling) =="
+psql_ "$url" -c "CREATE TABLE bench_rows (id bigserial PRIMARY KEY, payload text NOT NULL)"
+echo "INSERT INTO bench_rows (payload) VALUES (repeat('x', 1024));" >"$work/insert.sql"
+"$bin/pgbench" -n -c 8 -j 2 -T "$seconds" -f "$work/insert.sql" "$url" 2>&1 \
+  | grep -E "^(tps|latency average|number of transactions actually)" | tee "$work/pgbench.txt"
+
+echo "== store only: publish_batch(100) and claim(100) + record_attempts(100), 1 and 2 nodes =="
+HOOKD_PG_URL="$url" "$bench_bin/hookd_micro_bench" --benchmark_filter=PgDeliveries \
+  --benchmark_counters_tabular=true 2>&1 | grep -E "BM_|Benchmark|---"
+
+start_sink() {
+  "$bench_bin/hookd_bench_sink" --threads 2 --port-file "$work/sink.port" \
+    --stats-file "$work/sink.json" --timeout 900 >/dev/null 2>"$work/sink.log" &
+  sink_pid=$!
+  pids+=("$sink_pid")
+  wait_for "$work/sink.port" 10
+  sink_port=$(cat "$work/sink.port")
+}
+
+# start_node DB N: hookd node N on database DB; sets node_url[N].
+declare -A node_url node_pid
+start_node() {
+  local db=$1 n=$2
+  HOOKD_NODE_ID="bench$n" HOOKD_SSRF_ALLOWED_SUBNETS=127.0.0.0/8 "$build/hookd" serve \
+    --listen 127.0.0.1:0 --port-file "$work/node$n.port" --database "${url%/*}/$db" \
+    --token "$token" >"$work/node$n.log" 2>&1 &
+  node_pid[$n]=$!
+  pids+=("${node_pid[$n]}")
+  wait_for "$work/node$n.port" 30
+  node_url[$n]="http://127.0.0.1:$(cat "$work/node$n.port")"
+  local deadline=$((SECONDS + 30))
+  until curl -sf --max-time 2 "${node_url[$n]}/readyz" >/dev/null; do
+    ((SECONDS < deadline)) || { echo "node $n not ready" >&2; tail "$work/node$n.log" >&2; return 1; }
+    sleep 0.1
+  done
+}
+
+api() {
+  curl -sS --fail-with-body --max-time 10 -H "Authorization: Bearer $token" \
+    -H 'Content-Type: application/json' "$@"
+}
+
+# e2e NODES: max publish rate through every node's API for $seconds, then until delivered.
+e2e() {
+  local nodes=$1 db="bench_e2e_$1"
+  echo "== hookd on PostgreSQL: $nodes node(s), 1 app, 1 endpoint, max rate, ${seconds}s =="
+  psql_ "$url" -c "CREATE DATABASE $db"
+  rm -f "$work"/sink.* "$work"/node*.port
+  start_sink
+  for n in $(seq 0 $((nodes - 1))); do start_node "$db" "$n"; done
+  local app
+  app=$(api -X POST "${node_url[0]}/api/v1/app" -d '{"name":"bench"}' | jq -r .id)
+  api -X POST "${node_url[0]}/api/v1/app/$app/endpoint" \
+    -d "{\"url\":\"http://127.0.0.1:$sink_port/hook/1\"}" >/dev/null
+  local lg=()
+  for n in $(seq 0 $((nodes - 1))); do
+    "$bench_bin/hookd_bench_loadgen" --url "${node_url[$n]}/api/v1/app/$app/msg" \
+      -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+      --event-type bench.event --body-size 1024 --threads 1 \
+      --connections $((connections / nodes)) --duration "$seconds" \
+      --out "$work/loadgen$n.json" >/dev/null &
+    lg+=($!)
+  done
+  wait "${lg[@]}" || true
+  local published=0 pub_rate=0
+  for n in $(seq 0 $((nodes - 1))); do
+    published=$((published + $(jq .ok "$work/loadgen$n.json")))
+    pub_rate=$(jq -n "$pub_rate + $(jq .ok_per_s "$work/loadgen$n.json")")
+  done
+  local deadline=$((SECONDS + 120)) seen=0
+  while ((SECONDS < deadline)); do
+    seen=$(curl -sS --max-time 5 "http://127.0.0.1:$sink_port/stats" | jq .unique_deliveries)
+    ((seen >= published)) && break
+    sleep 0.5
+  done
+  curl -sS --max-time 5 "http://127.0.0.1:$sink_port/stats" >"$work/sink.now.json"
+  printf '  published %d (%.0f/s, ack p99 %s ms), delivered %d (%.0f/s first->last), duplicates %s\n' \
+    "$published" "$pub_rate" "$(jq '.latency.p99_us / 1000' "$work/loadgen0.json")" "$seen" \
+    "$(jq .accepted_per_s "$work/sink.now.json")" "$(jq .duplicates "$work/sink.now.json")"
+  for n in $(seq 0 $((nodes - 1))); do kill "${node_pid[$n]}" 2>/dev/null || true; done
+  for n in $(seq 0 $((nodes - 1))); do wait "${node_pid[$n]}" 2>/dev/null || true; done
+  kill "$sink_pid" 2>/dev/null || true
+  wait "$sink_pid" 2>/dev/null || true
+}
+
+e2e 1
+e2e 2

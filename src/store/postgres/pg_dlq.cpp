@@ -1,0 +1,147 @@
+// The dead-letter queue on PostgreSQL: list, replay, discard (each audited in the same
+// transaction), plus Svix resend and recover. Rows are locked (FOR UPDATE) before their
+// state is checked, so two operators replaying at once cannot both succeed.
+#include <fmt/format.h>
+
+#include "store/postgres/pg_query.hpp"
+#include "store/postgres/pg_rows.hpp"
+#include "store/postgres/pg_store.hpp"
+#include "store/postgres/pg_try.hpp"
+
+namespace hookd::store::postgres {
+namespace {
+
+Result<Delivery> lock_delivery(PgConnection& c, const std::string& id) {
+  HOOKD_TRY(rows, c.query(fmt::format("SELECT {} FROM deliveries WHERE id = $1 FOR UPDATE",
+                                      kDeliveryColumns),
+                          Params().add(id)));
+  return single<Delivery>(rows, read_delivery, "delivery");
+}
+
+Status require_endpoint_of_app(PgConnection& c, const std::string& endpoint_id,
+                               const std::string& app_id) {
+  HOOKD_TRY(rows, c.query("SELECT 1 FROM endpoints WHERE id = $1 AND app_id = $2",
+                          Params().add_all(endpoint_id, app_id)));
+  if (rows.size() == 0) return fail(ErrorCode::kNotFound, "endpoint " + endpoint_id + " not found");
+  return {};
+}
+
+AuditEntry delivery_audit(const AuditEntry& audit, const Delivery& before, const Delivery& after) {
+  AuditEntry entry = audit;
+  entry.target_type = "delivery";
+  entry.target_id = before.id;
+  if (!entry.before) entry.before = delivery_state_json(before);
+  if (!entry.after) entry.after = delivery_state_json(after);
+  return entry;
+}
+
+}  // namespace
+
+Result<Page<Delivery>> PgStore::list_dead(const DeadLetterFilter& filter, const PageRequest& page) {
+  return read([&](PgConnection& c) -> Result<Page<Delivery>> {
+    PgQuery q(fmt::format("SELECT {} FROM deliveries", kDeliveryColumns));
+    q.where("status = 'dead'");
+    if (filter.app_id) q.where("app_id = ?", {*filter.app_id});
+    if (filter.endpoint_id) q.where("endpoint_id = ?", {*filter.endpoint_id});
+    if (filter.since) q.where("updated_at >= ?", {*filter.since});
+    if (filter.until) q.where("updated_at < ?", {*filter.until});
+    q.page(page);
+    HOOKD_TRY(rows, q.run(c));
+    return make_page(collect<Delivery>(rows, read_delivery), page,
+                     [](const Delivery& d) { return d.id; });
+  });
+}
+
+Result<int> PgStore::replay_dead(const std::vector<std::string>& delivery_ids,
+                                 std::optional<std::string> to_endpoint_id,
+                                 const AuditEntry& audit) {
+  return write([&](PgConnection& c) -> Result<int> {
+    const Millis now = clock_.now_ms();
+    for (const auto& id : delivery_ids) {
+      HOOKD_TRY(before, lock_delivery(c, id));
+      if (before.status != DeliveryStatus::kDead) {
+        return fail(ErrorCode::kConflict, "delivery " + id + " is not dead");
+      }
+      if (to_endpoint_id) HOOKD_CHECK(require_endpoint_of_app(c, *to_endpoint_id, before.app_id));
+      HOOKD_TRY(rows, c.query(fmt::format("UPDATE deliveries SET status = 'pending', attempts = 0, "
+                                          "next_attempt_at = $1, lease_owner = NULL, "
+                                          "lease_until = NULL, endpoint_id = COALESCE($2, "
+                                          "endpoint_id), updated_at = $1 WHERE id = $3 "
+                                          "RETURNING {}",
+                                          kDeliveryColumns),
+                              Params().add_all(now, to_endpoint_id, id)));
+      HOOKD_TRY(after, single<Delivery>(rows, read_delivery, "delivery"));
+      HOOKD_CHECK(append_audit_in_tx(c, delivery_audit(audit, before, after), now));
+    }
+    return static_cast<int>(delivery_ids.size());
+  });
+}
+
+Result<int> PgStore::discard_dead(const std::vector<std::string>& delivery_ids,
+                                  const AuditEntry& audit) {
+  return write([&](PgConnection& c) -> Result<int> {
+    const Millis now = clock_.now_ms();
+    for (const auto& id : delivery_ids) {
+      HOOKD_TRY(before, lock_delivery(c, id));
+      if (before.status != DeliveryStatus::kDead) {
+        return fail(ErrorCode::kConflict, "delivery " + id + " is not dead");
+      }
+      HOOKD_CHECK(
+          c.query("UPDATE deliveries SET status = 'discarded', updated_at = $1 "
+                  "WHERE id = $2",
+                  Params().add_all(now, id)));
+      Delivery after = before;
+      after.status = DeliveryStatus::kDiscarded;
+      HOOKD_CHECK(append_audit_in_tx(c, delivery_audit(audit, before, after), now));
+    }
+    return static_cast<int>(delivery_ids.size());
+  });
+}
+
+Result<Delivery> PgStore::resend(const std::string& msg_id, const std::string& endpoint_id) {
+  return write([&](PgConnection& c) -> Result<Delivery> {
+    HOOKD_TRY(rows, c.query(fmt::format("SELECT {} FROM messages WHERE id = $1", kMessageColumns),
+                            Params().add(msg_id)));
+    HOOKD_TRY(msg, single<Message>(rows, read_message, "message"));
+    HOOKD_CHECK(require_endpoint_of_app(c, endpoint_id, msg.app_id));
+    return insert_delivery_in_tx(c, msg, endpoint_id, clock_.now_ms());
+  });
+}
+
+Result<int> PgStore::recover(const std::string& endpoint_id, Millis since) {
+  return write([&](PgConnection& c) -> Result<int> {
+    HOOKD_TRY(rows, c.query("UPDATE deliveries SET status = 'pending', attempts = 0, "
+                            "next_attempt_at = $1, lease_owner = NULL, lease_until = NULL, "
+                            "updated_at = $1 WHERE endpoint_id = $2 AND status = 'dead' "
+                            "AND created_at >= $3",
+                            Params().add_all(clock_.now_ms(), endpoint_id, since)));
+    return static_cast<int>(rows.affected());
+  });
+}
+
+// ---- attempts ----
+
+namespace {
+
+Result<Page<Attempt>> list_attempts(PgConnection& c, std::string_view column,
+                                    const std::string& value, const PageRequest& page) {
+  PgQuery q(fmt::format("SELECT {} FROM attempts", kAttemptColumns));
+  q.where(fmt::format("{} = ?", column), {value}).page(page);
+  HOOKD_TRY(rows, q.run(c));
+  return make_page(collect<Attempt>(rows, read_attempt), page,
+                   [](const Attempt& a) { return a.id; });
+}
+
+}  // namespace
+
+Result<Page<Attempt>> PgStore::list_attempts_by_message(const std::string& msg_id,
+                                                        const PageRequest& page) {
+  return read([&](PgConnection& c) { return list_attempts(c, "msg_id", msg_id, page); });
+}
+
+Result<Page<Attempt>> PgStore::list_attempts_by_endpoint(const std::string& endpoint_id,
+                                                         const PageRequest& page) {
+  return read([&](PgConnection& c) { return list_attempts(c, "endpoint_id", endpoint_id, page); });
+}
+
+}  // namespace hookd::store::postgres

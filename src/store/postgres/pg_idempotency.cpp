@@ -1,0 +1,104 @@
+// Idempotency keys on PostgreSQL: an atomic begin (insert-or-inspect in one transaction),
+// finish, mark unknown, release, purge.
+#include <fmt/format.h>
+
+#include "store/postgres/pg_rows.hpp"
+#include "store/postgres/pg_store.hpp"
+#include "store/postgres/pg_try.hpp"
+
+namespace hookd::store::postgres {
+namespace {
+
+Result<IdempotencyRecord> load_key(PgConnection& c, const std::string& scope,
+                                   const std::string& key) {
+  HOOKD_TRY(rows, c.query(fmt::format("SELECT {} FROM idempotency_keys WHERE scope = $1 AND "
+                                      "key = $2",
+                                      kIdemColumns),
+                          Params().add_all(scope, key)));
+  return single<IdempotencyRecord>(rows, read_idempotency, "idempotency key");
+}
+
+IdempotencyBegin::Outcome outcome_for(const IdempotencyRecord& r, const std::string& fp) {
+  using O = IdempotencyBegin::Outcome;
+  if (r.fingerprint != fp) return O::kMismatch;
+  switch (r.state) {
+    case IdempotencyState::kCompleted:
+      return O::kReplay;
+    case IdempotencyState::kInFlight:
+      return O::kInFlight;
+    case IdempotencyState::kUnknown:
+      return O::kUnknown;
+  }
+  return O::kUnknown;
+}
+
+Status changed(const Rows& rows, ErrorCode code, std::string_view what) {
+  if (rows.affected() == 0) return fail(code, std::string(what));
+  return {};
+}
+
+}  // namespace
+
+Result<IdempotencyBegin> PgStore::idem_begin(const std::string& scope, const std::string& key,
+                                             const std::string& fingerprint, Millis ttl_ms) {
+  return write([&](PgConnection& c) -> Result<IdempotencyBegin> {
+    const Millis now = clock_.now_ms();
+    // An expired key is forgotten first, so it can start afresh.
+    HOOKD_CHECK(
+        c.query("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND "
+                "expires_at <= $3",
+                Params().add_all(scope, key, now)));
+    HOOKD_TRY(ins, c.query("INSERT INTO idempotency_keys (scope, key, fingerprint, state, "
+                           "created_at, updated_at, expires_at) VALUES ($1, $2, $3, 'in_flight', "
+                           "$4, $4, $5) ON CONFLICT (scope, key) DO NOTHING",
+                           Params().add_all(scope, key, fingerprint, now, now + ttl_ms)));
+    const bool started = ins.affected() == 1;
+    HOOKD_TRY(record, load_key(c, scope, key));
+    if (started) return IdempotencyBegin{IdempotencyBegin::Outcome::kStarted, record};
+    return IdempotencyBegin{outcome_for(record, fingerprint), record};
+  });
+}
+
+Status PgStore::idem_finish(const std::string& scope, const std::string& key, std::int64_t status,
+                            const Headers& headers, const std::string& body) {
+  return write([&](PgConnection& c) -> Status {
+    Params p;
+    p.add_all(status, encode_headers(headers)).add_bytes(body).add_all(clock_.now_ms(), scope, key);
+    HOOKD_TRY(rows, c.query("UPDATE idempotency_keys SET state = 'completed', "
+                            "response_status = $1, response_headers = $2, response_body = $3, "
+                            "updated_at = $4 WHERE scope = $5 AND key = $6 AND state = 'in_flight'",
+                            p));
+    return changed(rows, ErrorCode::kConflict, "idempotency key not in flight");
+  });
+}
+
+Status PgStore::idem_mark_unknown(const std::string& scope, const std::string& key) {
+  return write([&](PgConnection& c) -> Status {
+    HOOKD_TRY(rows, c.query("UPDATE idempotency_keys SET state = 'unknown', updated_at = $1 "
+                            "WHERE scope = $2 AND key = $3 AND state = 'in_flight'",
+                            Params().add_all(clock_.now_ms(), scope, key)));
+    return changed(rows, ErrorCode::kConflict, "idempotency key not in flight");
+  });
+}
+
+Status PgStore::idem_release(const std::string& scope, const std::string& key) {
+  return write([&](PgConnection& c) -> Status {
+    HOOKD_TRY(rows, c.query("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2",
+                            Params().add_all(scope, key)));
+    return changed(rows, ErrorCode::kNotFound, "idempotency key not found");
+  });
+}
+
+Result<IdempotencyRecord> PgStore::idem_get(const std::string& scope, const std::string& key) {
+  return read([&](PgConnection& c) { return load_key(c, scope, key); });
+}
+
+Result<int> PgStore::idem_purge_expired() {
+  return write([&](PgConnection& c) -> Result<int> {
+    HOOKD_TRY(rows, c.query("DELETE FROM idempotency_keys WHERE expires_at <= $1",
+                            Params().add(clock_.now_ms())));
+    return static_cast<int>(rows.affected());
+  });
+}
+
+}  // namespace hookd::store::postgres

@@ -1,0 +1,270 @@
+#include "store/postgres/pg_migrations.hpp"
+
+#include <fmt/format.h>
+
+namespace hookd::store::postgres {
+namespace {
+
+// Version 1: the SQLite schema of version 1 in PostgreSQL types (BIGINT times, BOOLEAN
+// flags, BYTEA payloads). Lists and maps stay JSON text, as on SQLite. Text sorts byte-wise
+// (COLLATE "C") whatever the database's locale: ids are time-sortable byte-wise and are
+// the paging cursors.
+constexpr std::string_view kV1 = R"sql(
+CREATE TABLE applications (
+  id          TEXT COLLATE "C" PRIMARY KEY,
+  uid         TEXT COLLATE "C" UNIQUE,
+  name        TEXT COLLATE "C" NOT NULL,
+  rate_limit  BIGINT,
+  metadata    TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  created_at  BIGINT NOT NULL,
+  updated_at  BIGINT NOT NULL
+);
+
+CREATE TABLE event_types (
+  name        TEXT COLLATE "C" PRIMARY KEY,
+  description TEXT COLLATE "C" NOT NULL DEFAULT '',
+  archived    BOOLEAN NOT NULL DEFAULT FALSE,
+  schemas     TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  created_at  BIGINT NOT NULL,
+  updated_at  BIGINT NOT NULL
+);
+
+CREATE TABLE endpoints (
+  id                  TEXT COLLATE "C" PRIMARY KEY,
+  app_id              TEXT COLLATE "C" NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+  uid                 TEXT COLLATE "C",
+  url                 TEXT COLLATE "C" NOT NULL,
+  description         TEXT COLLATE "C" NOT NULL DEFAULT '',
+  filter_types        TEXT COLLATE "C",
+  channels            TEXT COLLATE "C",
+  secret              TEXT COLLATE "C" NOT NULL,
+  previous_secret     TEXT COLLATE "C",
+  previous_expires_at BIGINT,
+  rate_limit          BIGINT,
+  disabled            BOOLEAN NOT NULL DEFAULT FALSE,
+  disabled_reason     TEXT COLLATE "C",
+  fifo                BOOLEAN NOT NULL DEFAULT FALSE,
+  headers             TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  retry_policy        TEXT COLLATE "C",
+  connect_timeout_ms  BIGINT,
+  total_timeout_ms    BIGINT,
+  metadata            TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  created_at          BIGINT NOT NULL,
+  updated_at          BIGINT NOT NULL,
+  UNIQUE (app_id, uid)
+);
+CREATE INDEX endpoints_by_app ON endpoints(app_id, id);
+
+CREATE TABLE messages (
+  id           TEXT COLLATE "C" PRIMARY KEY,
+  app_id       TEXT COLLATE "C" NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+  event_type   TEXT COLLATE "C" NOT NULL,
+  event_id     TEXT COLLATE "C",
+  channels     TEXT COLLATE "C",
+  payload      BYTEA NOT NULL,
+  ordering_key TEXT COLLATE "C",
+  sequence     BIGINT,
+  created_at   BIGINT NOT NULL,
+  UNIQUE (app_id, event_id)
+);
+CREATE INDEX messages_by_app ON messages(app_id, id);
+
+CREATE TABLE ordering_sequences (
+  app_id        TEXT COLLATE "C" NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+  ordering_key  TEXT COLLATE "C" NOT NULL,
+  last_sequence BIGINT NOT NULL,
+  PRIMARY KEY (app_id, ordering_key)
+);
+
+CREATE TABLE deliveries (
+  id                   TEXT COLLATE "C" PRIMARY KEY,
+  msg_id               TEXT COLLATE "C" NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+  endpoint_id          TEXT COLLATE "C" NOT NULL REFERENCES endpoints(id) ON DELETE CASCADE,
+  app_id               TEXT COLLATE "C" NOT NULL,
+  status               TEXT COLLATE "C" NOT NULL,
+  attempts             BIGINT NOT NULL DEFAULT 0,
+  next_attempt_at      BIGINT NOT NULL,
+  lease_owner          TEXT COLLATE "C",
+  lease_until          BIGINT,
+  first_attempt_at     BIGINT,
+  last_attempt_at      BIGINT,
+  last_error           TEXT COLLATE "C",
+  last_response_status BIGINT,
+  ordering_key         TEXT COLLATE "C",
+  sequence             BIGINT,
+  created_at           BIGINT NOT NULL,
+  updated_at           BIGINT NOT NULL
+);
+CREATE INDEX deliveries_due ON deliveries(next_attempt_at, id)
+  WHERE status IN ('pending', 'delivering');
+CREATE INDEX deliveries_fifo ON deliveries(endpoint_id, ordering_key, sequence)
+  WHERE status IN ('pending', 'delivering');
+CREATE INDEX deliveries_by_status ON deliveries(status, id);
+CREATE INDEX deliveries_by_msg ON deliveries(msg_id);
+CREATE INDEX deliveries_by_endpoint ON deliveries(endpoint_id);
+CREATE INDEX deliveries_by_lease ON deliveries(lease_owner) WHERE lease_owner IS NOT NULL;
+
+CREATE TABLE attempts (
+  id               TEXT COLLATE "C" PRIMARY KEY,
+  delivery_id      TEXT COLLATE "C" NOT NULL REFERENCES deliveries(id) ON DELETE CASCADE,
+  msg_id           TEXT COLLATE "C" NOT NULL,
+  endpoint_id      TEXT COLLATE "C" NOT NULL,
+  app_id           TEXT COLLATE "C" NOT NULL,
+  attempted_at     BIGINT NOT NULL,
+  response_status  BIGINT,
+  response_headers TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  response_body    BYTEA NOT NULL,
+  duration_ms      BIGINT NOT NULL,
+  error            TEXT COLLATE "C",
+  success          BOOLEAN NOT NULL,
+  trigger          TEXT COLLATE "C" NOT NULL,
+  url              TEXT COLLATE "C" NOT NULL DEFAULT ''
+);
+CREATE INDEX attempts_by_msg ON attempts(msg_id, id);
+CREATE INDEX attempts_by_endpoint ON attempts(endpoint_id, id);
+CREATE INDEX attempts_by_delivery ON attempts(delivery_id);
+
+CREATE TABLE inbox (
+  id              TEXT COLLATE "C" PRIMARY KEY,
+  source          TEXT COLLATE "C" NOT NULL,
+  event_id        TEXT COLLATE "C" NOT NULL,
+  business_key    TEXT COLLATE "C",
+  entity_key      TEXT COLLATE "C",
+  sequence        BIGINT,
+  event_time      BIGINT,
+  received_at     BIGINT NOT NULL,
+  processed_at    BIGINT,
+  status          TEXT COLLATE "C" NOT NULL,
+  attempts        BIGINT NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL,
+  lease_owner     TEXT COLLATE "C",
+  lease_until     BIGINT,
+  depends_on      TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+  last_error      TEXT COLLATE "C",
+  headers         TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  payload         BYTEA NOT NULL,
+  UNIQUE (source, event_id)
+);
+CREATE INDEX inbox_open ON inbox(source, entity_key, sequence, received_at, id)
+  WHERE status IN ('received', 'processing', 'retry', 'parked');
+CREATE INDEX inbox_due ON inbox(next_attempt_at)
+  WHERE status IN ('received', 'processing', 'retry', 'parked');
+
+CREATE TABLE inbox_history (
+  seq         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  inbox_id    TEXT COLLATE "C" NOT NULL REFERENCES inbox(id) ON DELETE CASCADE,
+  at          BIGINT NOT NULL,
+  from_status TEXT COLLATE "C",
+  to_status   TEXT COLLATE "C" NOT NULL,
+  note        TEXT COLLATE "C" NOT NULL DEFAULT ''
+);
+CREATE INDEX inbox_history_by_row ON inbox_history(inbox_id, seq);
+
+CREATE TABLE inbox_entities (
+  source        TEXT COLLATE "C" NOT NULL,
+  entity_key    TEXT COLLATE "C" NOT NULL,
+  last_sequence BIGINT,
+  state         TEXT COLLATE "C",
+  terminal      BOOLEAN NOT NULL DEFAULT FALSE,
+  updated_at    BIGINT NOT NULL,
+  PRIMARY KEY (source, entity_key)
+);
+
+CREATE TABLE idempotency_keys (
+  scope            TEXT COLLATE "C" NOT NULL,
+  key              TEXT COLLATE "C" NOT NULL,
+  fingerprint      TEXT COLLATE "C" NOT NULL,
+  state            TEXT COLLATE "C" NOT NULL,
+  response_status  BIGINT,
+  response_headers TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+  response_body    BYTEA NOT NULL DEFAULT ''::bytea,
+  created_at       BIGINT NOT NULL,
+  updated_at       BIGINT NOT NULL,
+  expires_at       BIGINT NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX idempotency_expiry ON idempotency_keys(expires_at);
+
+CREATE TABLE audit_log (
+  id          TEXT COLLATE "C" PRIMARY KEY,
+  at          BIGINT NOT NULL,
+  actor       TEXT COLLATE "C" NOT NULL,
+  action      TEXT COLLATE "C" NOT NULL,
+  target_type TEXT COLLATE "C" NOT NULL,
+  target_id   TEXT COLLATE "C" NOT NULL,
+  reason      TEXT COLLATE "C" NOT NULL DEFAULT '',
+  before      TEXT COLLATE "C",
+  after       TEXT COLLATE "C"
+);
+CREATE INDEX audit_by_target ON audit_log(target_id, id);
+)sql";
+
+// Version 2: the inbound business-key guard looks up processed events by business key.
+constexpr std::string_view kV2 = R"sql(
+CREATE INDEX inbox_by_business_key ON inbox(source, business_key) WHERE business_key IS NOT NULL;
+)sql";
+
+constexpr std::string_view kMigrationsTable = R"sql(
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  version    INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL,
+  applied_at BIGINT NOT NULL
+)
+)sql";
+
+// Every node migrating at once waits here; the lock ends with the transaction.
+constexpr std::string_view kMigrationLock = "SELECT pg_advisory_xact_lock(7283019451)";
+
+}  // namespace
+
+const std::vector<PgMigration>& pg_migrations() {
+  static const std::vector<PgMigration> kAll = {
+      {1, "initial schema", kV1},
+      {2, "inbox business key index", kV2},
+  };
+  return kAll;
+}
+
+Result<int> current_pg_schema_version(PgConnection& conn) {
+  auto exists = conn.query("SELECT to_regclass('schema_migrations') IS NOT NULL");
+  if (!exists) return std::unexpected(exists.error());
+  if (!exists->boolean(0, 0)) return 0;
+  auto q = conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations");
+  if (!q) return std::unexpected(q.error());
+  return static_cast<int>(q->int64(0, 0));
+}
+
+Status apply_pg_migrations(PgConnection& conn, const std::optional<std::string>& schema,
+                           std::int64_t now_ms) {
+  auto prepared = conn.transaction([&]() -> Status {
+    if (auto s = conn.exec(kMigrationLock); !s) return s;
+    if (schema) {
+      if (auto s = conn.exec(fmt::format("CREATE SCHEMA IF NOT EXISTS \"{}\"", *schema)); !s) {
+        return s;
+      }
+    }
+    return conn.exec(kMigrationsTable);
+  });
+  if (!prepared) return prepared;
+  for (const auto& m : pg_migrations()) {
+    auto applied = conn.transaction([&]() -> Status {
+      if (auto s = conn.exec(kMigrationLock); !s) return s;
+      auto version = current_pg_schema_version(conn);
+      if (!version) return std::unexpected(version.error());
+      if (*version >= m.version) return {};
+      if (auto s = conn.exec(m.sql); !s) return s;
+      auto ins = conn.query(
+          "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
+          Params().add_all(m.version, m.name, now_ms));
+      if (!ins) return std::unexpected(ins.error());
+      return {};
+    });
+    if (!applied) {
+      applied.error().message = fmt::format("migration {}: {}", m.version, applied.error().message);
+      return applied;
+    }
+  }
+  return {};
+}
+
+}  // namespace hookd::store::postgres

@@ -1,0 +1,177 @@
+// PgStore: the PostgreSQL Store backend, for several hookd nodes sharing one database
+// (SPEC §2). Every method is one transaction on a connection from the node's own pool
+// (PgPool); statements are prepared once per connection. The queue is claimed with
+// `FOR UPDATE SKIP LOCKED` in batches and leases that expire, so any node may die at any
+// moment. Per-key ordering across nodes: only the head (lowest open sequence) of a FIFO
+// ordering key — or the first open inbox event of an entity — is claimable, and its lease
+// is the key's lease: no other node can work on that key until the head is finished or its
+// lease expires (see docs/storage.md). Transactions that hit a deadlock or serialization
+// failure are retried a few times; a lost database gives kUnavailable and the pool
+// reconnects by itself.
+// Thread-safety: all methods may be called concurrently from any thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "store/clock.hpp"
+#include "store/postgres/pg_pool.hpp"
+#include "store/store.hpp"
+
+namespace hookd::store::postgres {
+
+struct PgOptions {
+  std::string url;                    // postgresql://user@host:port/db?...
+  int pool_size = 8;                  // connections this node opens at most
+  std::optional<std::string> schema;  // tables live in this schema (created by migrate)
+  int connect_timeout_s = 3;
+  std::string application_name = "hookd";
+};
+
+class PgStore final : public Store {
+ public:
+  // Connects one connection to check the URL. `clock` and `ids` must outlive the store.
+  static Result<std::unique_ptr<PgStore>> open(const PgOptions& options, Clock& clock,
+                                               IdGenerator& ids);
+  ~PgStore() override;
+
+  Status migrate() override;
+  Result<int> schema_version() override;
+
+  // ApplicationStore
+  Result<Application> create_application(Application app) override;
+  Result<Application> get_application(const std::string& id_or_uid) override;
+  Result<Page<Application>> list_applications(const PageRequest& page) override;
+  Result<Application> update_application(const Application& app) override;
+  Status delete_application(const std::string& id) override;
+  Result<EventType> create_event_type(EventType type) override;
+  Result<EventType> get_event_type(const std::string& name) override;
+  Result<Page<EventType>> list_event_types(const PageRequest& page, bool include_archived) override;
+  Result<EventType> update_event_type(const EventType& type) override;
+  Status delete_event_type(const std::string& name) override;
+
+  // EndpointStore
+  Result<Endpoint> create_endpoint(Endpoint ep) override;
+  Result<Endpoint> get_endpoint(const std::string& app_id, const std::string& id_or_uid) override;
+  Result<Page<Endpoint>> list_endpoints(const std::string& app_id,
+                                        const PageRequest& page) override;
+  Result<Endpoint> update_endpoint(const Endpoint& ep) override;
+  Status delete_endpoint(const std::string& app_id, const std::string& id) override;
+  Result<Endpoint> rotate_endpoint_secret(const std::string& app_id, const std::string& id,
+                                          const std::string& new_secret,
+                                          Millis previous_valid_ms) override;
+  Result<Endpoint> set_endpoint_disabled(const std::string& app_id, const std::string& id,
+                                         bool disabled, std::optional<std::string> reason,
+                                         std::optional<AuditEntry> audit) override;
+
+  // MessageStore
+  Result<PublishOutcome> publish(const NewMessage& msg) override;
+  Result<std::vector<PublishOutcome>> publish_batch(const std::vector<NewMessage>& msgs) override;
+  Result<Message> get_message(const std::string& app_id,
+                              const std::string& id_or_event_id) override;
+  Result<Page<Message>> list_messages(const std::string& app_id, const MessageFilter& filter,
+                                      const PageRequest& page) override;
+
+  // DeliveryStore
+  Result<std::vector<Delivery>> claim_due(const ClaimRequest& req) override;
+  Result<Delivery> record_attempt(const AttemptReport& report) override;
+  Result<std::vector<Result<Delivery>>> record_attempts(
+      const std::vector<AttemptReport>& reports) override;
+  Result<int> release_leases(const std::string& lease_owner) override;
+  Result<int> defer_deliveries(const std::vector<Deferral>& items,
+                               const std::string& lease_owner) override;
+  Result<int> expedite_endpoint(const std::string& endpoint_id) override;
+  Result<DispatchRoundResult> dispatch_round(const DispatchRound& round) override;
+  Result<Delivery> get_delivery(const std::string& id) override;
+  Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) override;
+  Result<std::int64_t> count_deliveries(DeliveryStatus status) override;
+  Result<Page<Delivery>> list_dead(const DeadLetterFilter& filter,
+                                   const PageRequest& page) override;
+  Result<int> replay_dead(const std::vector<std::string>& delivery_ids,
+                          std::optional<std::string> to_endpoint_id,
+                          const AuditEntry& audit) override;
+  Result<int> discard_dead(const std::vector<std::string>& delivery_ids,
+                           const AuditEntry& audit) override;
+  Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id) override;
+  Result<int> recover(const std::string& endpoint_id, Millis since) override;
+
+  // AttemptStore
+  Result<Page<Attempt>> list_attempts_by_message(const std::string& msg_id,
+                                                 const PageRequest& page) override;
+  Result<Page<Attempt>> list_attempts_by_endpoint(const std::string& endpoint_id,
+                                                  const PageRequest& page) override;
+
+  // InboxStore
+  Result<InboxInsertOutcome> inbox_insert(InboxEvent ev) override;
+  Result<std::vector<InboxInsertOutcome>> inbox_insert_batch(std::vector<InboxEvent> evs) override;
+  Result<InboxEvent> inbox_get(const std::string& id) override;
+  Result<InboxEvent> inbox_find(const std::string& source, const std::string& event_id) override;
+  Result<Page<InboxEvent>> inbox_list(const InboxFilter& filter, const PageRequest& page) override;
+  Result<std::vector<InboxEvent>> inbox_claim(const InboxClaimRequest& req) override;
+  Result<InboxEvent> inbox_update_status(const InboxStatusUpdate& update) override;
+  Result<bool> inbox_business_key_processed(const std::string& source,
+                                            const std::string& business_key) override;
+  Result<int> inbox_release_leases(const std::string& lease_owner) override;
+  Result<std::vector<InboxHistoryEntry>> inbox_history(const std::string& id) override;
+  Result<InboxEntity> inbox_entity(const std::string& source,
+                                   const std::string& entity_key) override;
+
+  // IdempotencyStore
+  Result<IdempotencyBegin> idem_begin(const std::string& scope, const std::string& key,
+                                      const std::string& fingerprint, Millis ttl_ms) override;
+  Status idem_finish(const std::string& scope, const std::string& key, std::int64_t status,
+                     const Headers& headers, const std::string& body) override;
+  Status idem_mark_unknown(const std::string& scope, const std::string& key) override;
+  Status idem_release(const std::string& scope, const std::string& key) override;
+  Result<IdempotencyRecord> idem_get(const std::string& scope, const std::string& key) override;
+  Result<int> idem_purge_expired() override;
+
+  // AuditStore
+  Result<AuditEntry> append_audit(AuditEntry entry) override;
+  Result<Page<AuditEntry>> list_audit(const AuditFilter& filter, const PageRequest& page) override;
+
+ private:
+  PgStore(const PgOptions& options, Clock& clock, IdGenerator& ids);
+
+  // Runs `body(conn)` in one transaction; retried on deadlock/serialization failure.
+  // `durable` false only for claims (see PgConnection::transaction).
+  template <class F>
+  auto write(F&& body, bool durable = true) -> decltype(body(std::declval<PgConnection&>())) {
+    for (int attempt = 0;; ++attempt) {
+      auto lease = pool_.acquire();
+      if (!lease) return std::unexpected(lease.error());
+      PgConnection& c = lease->conn();
+      auto r = c.transaction([&] { return body(c); }, durable);
+      if (r || attempt >= 4 || !c.retryable_failure()) return r;
+    }
+  }
+
+  // Runs `body(conn)` on a pooled connection in autocommit mode (reads).
+  template <class F>
+  auto read(F&& body) -> decltype(body(std::declval<PgConnection&>())) {
+    auto lease = pool_.acquire();
+    if (!lease) return std::unexpected(lease.error());
+    return body(lease->conn());
+  }
+
+  // Helpers shared by aggregates (bodies run inside a write transaction).
+  Result<PublishOutcome> publish_in_tx(PgConnection& c, const NewMessage& msg, Millis now);
+  Result<AuditEntry> append_audit_in_tx(PgConnection& c, AuditEntry entry, Millis now);
+  Result<Delivery> insert_delivery_in_tx(PgConnection& c, const Message& msg,
+                                         const std::string& endpoint_id, Millis now);
+  Result<InboxInsertOutcome> inbox_insert_in_tx(PgConnection& c, InboxEvent& ev, Millis now);
+  Result<std::vector<Delivery>> claim_in_tx(PgConnection& c, const ClaimRequest& req, Millis now);
+  Result<std::vector<Result<Delivery>>> record_attempts_in_tx(
+      PgConnection& c, const std::vector<AttemptReport>& reports, Millis now);
+  Result<int> defer_in_tx(PgConnection& c, const std::vector<Deferral>& items,
+                          const std::string& lease_owner, Millis now);
+  Result<int> expedite_in_tx(PgConnection& c, const std::string& endpoint_id, Millis now);
+
+  Clock& clock_;
+  IdGenerator& ids_;
+  PgPool pool_;
+  std::optional<std::string> schema_;
+};
+
+}  // namespace hookd::store::postgres
