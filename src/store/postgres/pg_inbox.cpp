@@ -174,22 +174,41 @@ Result<std::vector<InboxEvent>> PgStore::inbox_claim(const InboxClaimRequest& re
       /*durable=*/false);  // a lease lost in a database crash: the row is claimable again
 }
 
+Result<InboxEvent> PgStore::inbox_update_in_tx(PgConnection& c, const InboxStatusUpdate& u,
+                                               Millis now) {
+  HOOKD_TRY(rows, c.query(fmt::format(kUpdateSql, kInboxColumns),
+                          Params().add_all(to_string(u.to), u.count_attempt ? 1 : 0,
+                                           u.next_attempt_at, u.error, now, u.id, u.lease_owner)));
+  if (rows.size() == 0) return fail(ErrorCode::kConflict, "lease on inbox event " + u.id + " lost");
+  InboxEvent ev = read_inbox(Row{rows, 0});
+  HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
+  if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
+  if (settles(u.to)) {
+    HOOKD_CHECK(c.query(kReleaseDependentsSql, Params().add_all(now, ev.source, ev.event_id)));
+  }
+  return ev;
+}
+
 Result<InboxEvent> PgStore::inbox_update_status(const InboxStatusUpdate& u) {
   return write([&](PgConnection& c) -> Result<InboxEvent> {
+    return inbox_update_in_tx(c, u, clock_.now_ms());
+  });
+}
+
+// One transaction for the lot; a lost lease fails only its own item (kConflict), any other
+// error fails the batch (the transaction rolls back, nothing is kept).
+Result<std::vector<Result<InboxEvent>>> PgStore::inbox_update_status_batch(
+    const std::vector<InboxStatusUpdate>& updates) {
+  return write([&](PgConnection& c) -> Result<std::vector<Result<InboxEvent>>> {
     const Millis now = clock_.now_ms();
-    HOOKD_TRY(rows,
-              c.query(fmt::format(kUpdateSql, kInboxColumns),
-                      Params().add_all(to_string(u.to), u.count_attempt ? 1 : 0, u.next_attempt_at,
-                                       u.error, now, u.id, u.lease_owner)));
-    if (rows.size() == 0)
-      return fail(ErrorCode::kConflict, "lease on inbox event " + u.id + " lost");
-    InboxEvent ev = read_inbox(Row{rows, 0});
-    HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
-    if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
-    if (settles(u.to)) {
-      HOOKD_CHECK(c.query(kReleaseDependentsSql, Params().add_all(now, ev.source, ev.event_id)));
+    std::vector<Result<InboxEvent>> out;
+    out.reserve(updates.size());
+    for (const auto& u : updates) {
+      auto r = inbox_update_in_tx(c, u, now);
+      if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
+      out.push_back(std::move(r));
     }
-    return ev;
+    return out;
   });
 }
 
