@@ -9,61 +9,22 @@ namespace hookd::api {
 PublishBatcher::PublishBatcher(store::MessageStore& store, std::size_t max_batch,
                                std::size_t max_queue, Committed on_committed)
     : store_(store),
-      max_batch_(std::max<std::size_t>(1, max_batch)),
-      max_queue_(max_queue),
-      on_committed_(std::move(on_committed)) {}
+      on_committed_(std::move(on_committed)),
+      queue_(max_batch, max_queue, [this](auto& batch) { commit(batch); }) {}
 
 PublishBatcher::~PublishBatcher() { stop(); }
 
-void PublishBatcher::start() {
-  std::lock_guard lock(mu_);
-  if (running_ || stopping_) return;
-  running_ = true;
-  committer_ = std::thread([this] { run(); });
-}
+void PublishBatcher::start() { queue_.start(); }
 
-void PublishBatcher::stop() {
-  {
-    std::lock_guard lock(mu_);
-    if (!running_) return;
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (committer_.joinable()) committer_.join();
-  std::lock_guard lock(mu_);
-  running_ = false;
-}
+void PublishBatcher::stop() { queue_.stop(); }
 
 bool PublishBatcher::submit(store::NewMessage message, Done done) {
-  {
-    std::lock_guard lock(mu_);
-    if (!running_ || stopping_ || queue_.size() >= max_queue_) return false;
-    queue_.push_back(Item{std::move(message), std::move(done)});
-  }
-  cv_.notify_one();
-  return true;
+  return queue_.submit(Item{std::move(message), std::move(done)});
 }
 
 PublishBatcher::Stats PublishBatcher::stats() const {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(stats_mu_);
   return stats_;
-}
-
-void PublishBatcher::run() {
-  std::unique_lock lock(mu_);
-  for (;;) {
-    cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping and drained
-    std::deque<Item> batch;
-    const auto n = std::min(queue_.size(), max_batch_);
-    for (std::size_t i = 0; i < n; ++i) {
-      batch.push_back(std::move(queue_.front()));
-      queue_.pop_front();
-    }
-    lock.unlock();
-    commit(batch);
-    lock.lock();
-  }
 }
 
 void PublishBatcher::commit(std::deque<Item>& batch) {
@@ -72,7 +33,7 @@ void PublishBatcher::commit(std::deque<Item>& batch) {
   for (auto& item : batch) messages.push_back(item.message);
   auto outcomes = store_.publish_batch(messages);
   {
-    std::lock_guard lock(mu_);
+    std::lock_guard lock(stats_mu_);
     ++stats_.commits;
     stats_.messages += batch.size();
     stats_.largest = std::max<std::uint64_t>(stats_.largest, batch.size());

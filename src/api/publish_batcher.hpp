@@ -8,14 +8,13 @@
 // run on the committer thread and must not block for long.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <thread>
 
 #include "hookd/result.hpp"
+#include "store/group_commit_queue.hpp"
 #include "store/store.hpp"
 
 namespace hookd::api {
@@ -55,20 +54,13 @@ class PublishBatcher {
     store::NewMessage message;
     Done done;
   };
-  void run();
   void commit(std::deque<Item>& batch);
 
   store::MessageStore& store_;
-  const std::size_t max_batch_;
-  const std::size_t max_queue_;
   Committed on_committed_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Item> queue_;
-  bool running_ = false;
-  bool stopping_ = false;
+  mutable std::mutex stats_mu_;
   Stats stats_;
-  std::thread committer_;
+  store::GroupCommitQueue<Item> queue_;  // last: its thread uses the members above
 };
 
 }  // namespace hookd::api

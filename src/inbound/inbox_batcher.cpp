@@ -1,60 +1,21 @@
 #include "inbound/inbox_batcher.hpp"
 
-#include <algorithm>
 #include <utility>
 #include <vector>
 
 namespace hookd::inbound {
 
 InboxBatcher::InboxBatcher(store::InboxStore& store, std::size_t max_batch, std::size_t max_queue)
-    : store_(store), max_batch_(std::max<std::size_t>(1, max_batch)), max_queue_(max_queue) {}
+    : store_(store), queue_(max_batch, max_queue, [this](auto& batch) { commit(batch); }) {}
 
 InboxBatcher::~InboxBatcher() { stop(); }
 
-void InboxBatcher::start() {
-  std::lock_guard lock(mu_);
-  if (running_ || stopping_) return;
-  running_ = true;
-  committer_ = std::thread([this] { run(); });
-}
+void InboxBatcher::start() { queue_.start(); }
 
-void InboxBatcher::stop() {
-  {
-    std::lock_guard lock(mu_);
-    if (!running_) return;
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (committer_.joinable()) committer_.join();
-  std::lock_guard lock(mu_);
-  running_ = false;
-}
+void InboxBatcher::stop() { queue_.stop(); }
 
 bool InboxBatcher::submit(store::InboxEvent event, Done done) {
-  {
-    std::lock_guard lock(mu_);
-    if (!running_ || stopping_ || queue_.size() >= max_queue_) return false;
-    queue_.push_back(Item{std::move(event), std::move(done)});
-  }
-  cv_.notify_one();
-  return true;
-}
-
-void InboxBatcher::run() {
-  std::unique_lock lock(mu_);
-  for (;;) {
-    cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping and drained
-    std::deque<Item> batch;
-    const auto n = std::min(queue_.size(), max_batch_);
-    for (std::size_t i = 0; i < n; ++i) {
-      batch.push_back(std::move(queue_.front()));
-      queue_.pop_front();
-    }
-    lock.unlock();
-    commit(batch);
-    lock.lock();
-  }
+  return queue_.submit(Item{std::move(event), std::move(done)});
 }
 
 void InboxBatcher::commit(std::deque<Item>& batch) {

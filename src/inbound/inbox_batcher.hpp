@@ -9,14 +9,12 @@
 // run on the committer thread and must not block for long.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
-#include <thread>
 
 #include "hookd/result.hpp"
+#include "store/group_commit_queue.hpp"
 #include "store/store.hpp"
 
 namespace hookd::inbound {
@@ -47,19 +45,11 @@ class InboxBatcher {
     store::InboxEvent event;
     Done done;
   };
-  void run();
   void commit(std::deque<Item>& batch);
 
   store::InboxStore& store_;
-  const std::size_t max_batch_;
-  const std::size_t max_queue_;
   std::function<void()> on_committed_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Item> queue_;
-  bool running_ = false;
-  bool stopping_ = false;
-  std::thread committer_;
+  store::GroupCommitQueue<Item> queue_;  // last: its thread uses the members above
 };
 
 }  // namespace hookd::inbound
