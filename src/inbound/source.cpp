@@ -1,6 +1,7 @@
 #include "inbound/source.hpp"
 
 #include "config/names.hpp"
+#include "config/retry_policy.hpp"
 
 namespace hookd::inbound {
 
@@ -47,23 +48,6 @@ std::optional<SchemeOptions> scheme_options(const config::SourceConfig& c) {
   return o;
 }
 
-RetryPolicyConfig retry_policy_config(const config::RetryConfig& r) {
-  RetryPolicyConfig c;
-  c.max_attempts = r.max_attempts;
-  c.max_age = r.max_age;
-  c.base_delay = r.backoff_base;
-  c.max_delay = r.backoff_max;
-  if (!r.schedule.empty()) {
-    c.backoff = BackoffKind::kSchedule;
-    c.schedule = r.schedule;
-    // The config's schedule repeats its last delay; the core caps attempts at its length + 1.
-    while (static_cast<int>(c.schedule.size()) + 1 < c.max_attempts) {
-      c.schedule.push_back(c.schedule.back());
-    }
-  }
-  return c;
-}
-
 namespace {
 
 std::string default_location(const config::SourceConfig& c) {
@@ -93,7 +77,7 @@ Result<Source> Source::create(const config::SourceConfig& c) {
                                                "forward.secret: " + signer.error().message))
                                .error());
   }
-  auto retry = RetryPolicy::create(retry_policy_config(c.retry));
+  auto retry = RetryPolicy::create(config::retry_policy_config(c.retry));
   if (!retry) return std::unexpected(with_source(c, std::unexpected(retry.error())).error());
   std::optional<BusinessKeyTemplate> business_key;
   if (!c.business_key.empty()) {

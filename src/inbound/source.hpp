@@ -39,9 +39,6 @@ struct Source {
 // token, cloudevents and none (checked by hookd's own code).
 std::optional<SchemeOptions> scheme_options(const config::SourceConfig& config);
 
-// The core's retry policy configuration from a source's [source.retry].
-RetryPolicyConfig retry_policy_config(const config::RetryConfig& retry);
-
 // Every source of the config, by name. Fails on the first source that cannot be built.
 Result<std::vector<std::shared_ptr<const Source>>> build_sources(
     const std::vector<config::SourceConfig>& configs);

@@ -3,30 +3,10 @@
 #include <limits>
 
 #include "config/config.hpp"
+#include "config/retry_policy.hpp"
 #include "outbound/dispatcher.hpp"
 
 namespace hookd::outbound {
-namespace {
-
-RetryPolicyConfig retry_from(const config::RetryConfig& r) {
-  RetryPolicyConfig c;
-  c.max_attempts = r.max_attempts;
-  c.max_age = r.max_age;
-  c.base_delay = r.backoff_base;
-  c.max_delay = r.backoff_max;
-  if (!r.schedule.empty()) {
-    c.backoff = BackoffKind::kSchedule;
-    c.schedule = r.schedule;
-    // The config's schedule repeats its last delay; RetryPolicy caps attempts at its length
-    // + 1, so pad it up to max_attempts.
-    while (static_cast<int>(c.schedule.size()) + 1 < c.max_attempts) {
-      c.schedule.push_back(c.schedule.back());
-    }
-  }
-  return c;
-}
-
-}  // namespace
 
 DispatcherOptions DispatcherOptions::from(const config::Config& config) {
   const auto& d = config.delivery;
@@ -39,7 +19,7 @@ DispatcherOptions DispatcherOptions::from(const config::Config& config) {
   o.total_timeout = d.timeout;
   o.body_excerpt_bytes = d.max_response_body_bytes;
   o.stop_grace = config.server.shutdown_grace;
-  o.retry = retry_from(d.retry);
+  o.retry = config::retry_policy_config(d.retry);
   o.gate.max_in_flight = static_cast<std::uint32_t>(std::max(0, d.endpoint_concurrency));
   o.gate.rate.per_second = static_cast<std::uint32_t>(std::max(0, d.default_rate_limit));
   // 0 turns the breaker off: a threshold no endpoint reaches.
