@@ -6,8 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
+#include <functional>
+#include <future>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -58,6 +63,45 @@ std::string read_file(const std::filesystem::path& path) {
   ::_exit(127);
 }
 
+// Runs fork() on one thread that lives as long as the test process. PR_SET_PDEATHSIG fires
+// when the THREAD that forked the child exits, not the process: a daemon started from a
+// short-lived thread (a test's "killer" thread restarting nodes) would be SIGKILLed the
+// moment that thread ends.
+class Forker {
+ public:
+  static Forker& instance() {
+    static Forker* forker = new Forker();  // never destroyed: its thread outlives every test
+    return *forker;
+  }
+  pid_t run(const std::function<pid_t()>& fork_child) {
+    std::packaged_task<pid_t()> task(fork_child);
+    auto result = task.get_future();
+    {
+      std::lock_guard lock(mu_);
+      tasks_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+    return result.get();
+  }
+
+ private:
+  Forker() {
+    std::thread([this] {
+      while (true) {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return !tasks_.empty(); });
+        auto task = std::move(tasks_.front());
+        tasks_.pop_front();
+        lock.unlock();
+        task();
+      }
+    }).detach();
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::packaged_task<pid_t()>> tasks_;
+};
+
 // `extra_env`: NAME=value entries added to this process's environment for the child (built
 // before fork: the child only execs).
 pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& out,
@@ -67,9 +111,11 @@ pid_t spawn(const std::vector<std::string>& args, const std::filesystem::path& o
   for (const std::string& e : extra_env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) exec_hookd(parent, args, out, err, envp.data());
-  return pid;
+  return Forker::instance().run([&] {
+    const pid_t pid = ::fork();
+    if (pid == 0) exec_hookd(parent, args, out, err, envp.data());
+    return pid;
+  });
 }
 
 int exit_code_of(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
@@ -172,9 +218,17 @@ bool HookdProcess::running() {
   int status = 0;
   if (::waitpid(pid_, &status, WNOHANG) == pid_) {
     pid_ = -1;
+    last_wait_status_ = status;
     return false;
   }
   return true;
+}
+
+std::string HookdProcess::last_exit() const {
+  if (last_wait_status_ < 0) return "";
+  if (WIFSIGNALED(last_wait_status_))
+    return "signal " + std::to_string(WTERMSIG(last_wait_status_));
+  return "exit " + std::to_string(exit_code_of(last_wait_status_));
 }
 
 std::string HookdProcess::url(const std::string& path) const {

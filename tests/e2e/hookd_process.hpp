@@ -3,8 +3,10 @@
 // 127.0.0.1 with port 0 (the chosen port comes back through --port-file). It waits for
 // /readyz (bounded), can stop the daemon gracefully (SIGTERM) or kill -9 it, and restart it
 // on the same database. No orphans: the destructor kills a daemon still running, and the
-// child asks the kernel to SIGKILL it if the test process dies first (PR_SET_PDEATHSIG).
-// Thread-safety: one instance per test, used from the test's thread.
+// child asks the kernel to SIGKILL it if the test process dies first (PR_SET_PDEATHSIG; the
+// fork runs on one process-lifetime thread, since the signal follows the forking THREAD).
+// Thread-safety: one instance used by one thread at a time (a test may hand it to another
+// thread under its own lock, as A26's killer does).
 #pragma once
 
 #include <sys/types.h>
@@ -45,6 +47,8 @@ class HookdProcess {
   // SIGKILL and reap, like a crash.
   void kill9();
   bool running();
+  // How the last process reaped by running() ended ("exit 0", "signal 11"), "" if none.
+  std::string last_exit() const;
 
   std::uint16_t port() const { return port_; }
   std::string url(const std::string& path) const;
@@ -81,6 +85,7 @@ class HookdProcess {
   pid_t pid_ = -1;
   std::uint16_t port_ = 0;
   int starts_ = 0;
+  int last_wait_status_ = -1;  // waitpid status of the last process reaped by running()
   std::string last_error_;
 };
 

@@ -39,6 +39,12 @@ std::string node_config() {
   return config;
 }
 
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 struct Published {
   std::string msg_id;
   std::string key;
@@ -68,6 +74,8 @@ TEST(PgNodesE2E, ThreeNodesWithKillsDeliverEveryAckInFifoOrder) {  // A26
   std::mutex nodes_mu;
   std::atomic<bool> stop_killing{false};
   std::atomic<int> kills{0};
+  std::atomic<int> failed_starts{0};
+  std::string start_errors;  // written by the killer, read after join
   std::thread killer([&] {
     std::mt19937 rng(26);
     while (!stop_killing) {
@@ -77,7 +85,10 @@ TEST(PgNodesE2E, ThreeNodesWithKillsDeliverEveryAckInFifoOrder) {  // A26
       std::lock_guard lock(nodes_mu);
       nodes[victim]->kill9();
       ++kills;
-      nodes[victim]->start();
+      if (!nodes[victim]->start()) {
+        ++failed_starts;
+        start_errors += nodes[victim]->last_error() + "\n";
+      }
     }
   });
 
@@ -116,6 +127,16 @@ TEST(PgNodesE2E, ThreeNodesWithKillsDeliverEveryAckInFifoOrder) {  // A26
   }
   stop_killing = true;
   killer.join();
+  // A restart that failed leaves its node down; every node must be serving for the drain.
+  for (auto& node : nodes) {
+    if (!node->running() || node->port() == 0) {
+      node->kill9();
+      EXPECT_TRUE(node->start()) << node->last_error();
+    }
+  }
+  if (failed_starts > 0) {
+    std::cout << "[ A26 ] " << failed_starts << " restarts failed:\n" << start_errors << "\n";
+  }
   ASSERT_GE(static_cast<int>(acked.size()), kMessages);
 
   // Every acknowledged message arrives.
@@ -128,6 +149,20 @@ TEST(PgNodesE2E, ThreeNodesWithKillsDeliverEveryAckInFifoOrder) {  // A26
     std::this_thread::sleep_for(200ms);
   }
   EXPECT_EQ(missing, 0u) << "acknowledged but never delivered";
+  if (missing != 0) {
+    std::cout << "[ A26 ] open deliveries at " << now_ms() << ":\n"
+              << pg_dump_rows(db.url(),
+                              "SELECT id, msg_id, status, attempts, next_attempt_at, lease_owner, "
+                              "lease_until, ordering_key, sequence, last_error, "
+                              "last_response_status FROM deliveries WHERE status <> 'delivered' "
+                              "ORDER BY ordering_key, sequence");
+    for (int i = 0; i < kNodes; ++i) {
+      const std::string log = nodes[i]->stderr_text() + nodes[i]->stdout_text();
+      std::cout << "[ A26 ] node" << i << " running=" << nodes[i]->running() << " "
+                << nodes[i]->last_exit() << " log tail:\n"
+                << log.substr(log.size() > 6000 ? log.size() - 6000 : 0) << "\n";
+    }
+  }
 
   // FIFO per key: the positions a key's requests carry never go backwards (a duplicate
   // repeats the latest one; it never reorders).
@@ -145,7 +180,8 @@ TEST(PgNodesE2E, ThreeNodesWithKillsDeliverEveryAckInFifoOrder) {  // A26
   EXPECT_EQ(order_violations, 0u);
 
   // Duplicates: only deliveries whose lease died with a node are sent again.
-  const std::size_t duplicates = receiver.request_count() - acked.size();
+  const std::size_t requests = receiver.request_count();
+  const std::size_t duplicates = requests > acked.size() ? requests - acked.size() : 0;
   const std::size_t bound = static_cast<std::size_t>(kills.load()) * kClaimBatch;
   EXPECT_LE(duplicates, bound) << kills << " kills";
   std::cout << "[ A26 ] " << acked.size() << " acknowledged over " << kNodes << " nodes, " << kills

@@ -52,6 +52,29 @@ inline bool pg_exec(const std::string& url, const std::string& sql) {
   return ok;
 }
 
+// The rows of `sql` as text, one line per row, columns separated by " | " (diagnostics).
+inline std::string pg_dump_rows(const std::string& url, const std::string& sql) {
+  std::string out;
+  PGconn* conn = PQconnectdb(url.c_str());
+  if (PQstatus(conn) == CONNECTION_OK) {
+    PGresult* res = PQexec(conn, sql.c_str());
+    if (PQresultStatus(res) == PGRES_TUPLES_OK) {
+      for (int r = 0; r < PQntuples(res); ++r) {
+        for (int c = 0; c < PQnfields(res); ++c) {
+          out.append(c ? " | " : "")
+              .append(PQgetisnull(res, r, c) ? "NULL" : PQgetvalue(res, r, c));
+        }
+        out.push_back('\n');
+      }
+    } else {
+      out = PQresultErrorMessage(res);
+    }
+    PQclear(res);
+  }
+  PQfinish(conn);
+  return out;
+}
+
 // "postgresql://u@h:p/postgres" -> same server, database `db`.
 inline std::string with_database(const std::string& url, const std::string& db) {
   return url.substr(0, url.rfind('/') + 1) + db;
