@@ -28,6 +28,7 @@ struct Options {
   std::uint64_t max_requests = UINT64_MAX;
   double grace_s = 2;
   std::string out;
+  bool idempotency_key = false;
 };
 
 // A JSON body of about `size` bytes once rendered, carrying the send time for the sink:
@@ -95,6 +96,7 @@ int run(const Options& options) {
     return 2;
   }
   load.method = options.method;
+  load.idempotency_key = options.idempotency_key;
   for (const auto& header : options.headers) {
     const auto colon = header.find(':');
     if (colon == std::string::npos) {
@@ -155,6 +157,8 @@ int main(int argc, char** argv) {
   app.add_option("--grace", o.grace_s, "seconds to wait for in-flight responses at the end")
       ->check(CLI::Range(0.0, 60.0));
   app.add_option("--out", o.out, "also write the JSON summary here");
+  app.add_flag("--idempotency-key", o.idempotency_key,
+               "send a fresh Idempotency-Key with every request (like the Svix SDK)");
   CLI11_PARSE(app, argc, argv);
   return hookd::bench::run(o);
 }

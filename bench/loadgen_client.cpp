@@ -134,6 +134,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void send(std::uint64_t index, Clock::time_point scheduled) {
     request_.body() = plan_.body.render(plan_.unix_ns_at(scheduled), index);
+    if (plan_.options.idempotency_key) {
+      // Unique per run and request: the start time keeps runs against one database apart.
+      request_.set("Idempotency-Key",
+                   "lg-" + std::to_string(plan_.start_unix_ns) + "-" + std::to_string(index));
+    }
     request_.prepare_payload();
     scheduled_ = scheduled;
     in_flight_ = true;

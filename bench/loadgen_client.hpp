@@ -36,6 +36,8 @@ struct LoadOptions {
   std::string target = "/";
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body_template;
+  // Send a fresh `Idempotency-Key` with every request (as the Svix SDK does on each POST).
+  bool idempotency_key = false;
   int connections = 16;
   int threads = 1;
   double rate = 0;  // requests/s over all connections; 0 = closed loop (max rate)

@@ -100,16 +100,18 @@ finish() {
     "hookd CPU ${cpu_s}s, peak RSS ${rss} MiB"
 }
 
-# Publishing as fast as acknowledgements come, to ENDPOINTS endpoints.
+# Publishing as fast as acknowledgements come, to ENDPOINTS endpoints; further arguments go
+# to the load generator (e.g. --idempotency-key).
 scenario_max_rate() {
   local name=$1 endpoints=$2
-  echo "== hookd: max publish rate, 1 app, $endpoints endpoint(s), ${seconds}s =="
+  shift 2
+  echo "== hookd: max publish rate, 1 app, $endpoints endpoint(s), ${seconds}s $* =="
   start_sink "$name"
   start_hookd "$name"
   create_app "$endpoints"
   local cpu0
   cpu0=$(cpu_ticks "$hookd_pid")
-  publish "$name" --connections "$connections" --duration "$seconds"
+  publish "$name" --connections "$connections" --duration "$seconds" "$@"
   wait_delivered $(($(jq .ok "$work/$name.loadgen.json") * endpoints)) 60
   finish "$name" "$endpoints" "$cpu0"
 }
@@ -161,6 +163,8 @@ scenario_backlog() {
 }
 
 scenario_max_rate hookd_1_endpoint 1
+# The Svix SDK sends an Idempotency-Key with every POST: the same run with one per request.
+scenario_max_rate hookd_1_endpoint_keyed 1 --idempotency-key
 scenario_max_rate hookd_10_endpoints 10
 scenario_fixed_rate hookd_1000_per_s 1000
 scenario_backlog

@@ -74,7 +74,7 @@ struct SchemeOptions {
 };
 
 struct SignInput {
-  std::string_view id;  // message id; used by schemes that sign it
+  std::string_view id;         // message id; used by schemes that sign it
   std::int64_t timestamp = 0;  // Unix seconds of this attempt
   std::string_view body;       // raw bytes, signed exactly as sent
 };
@@ -83,6 +83,8 @@ struct SignInput {
 // signatures are space-separated in one header where the scheme allows it: standard,
 // standard-ed25519; stripe repeats "v1=" in its header). Schemes that carry a single signature
 // (github, hmac-hex-ts, hmac) sign with the first secret only; their verifiers accept any.
+// standard and standard-ed25519 take a mix of whsec_ and whsk_ keys (a rotation between the
+// kinds): each key signs with its own algorithm (v1, v1a), all in the one header.
 class Signer {
  public:
   // Secrets: standard "whsec_<base64>" (padding optional); standard-ed25519 "whsk_<base64

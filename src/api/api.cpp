@@ -97,7 +97,7 @@ void Api::Impl::handle(net::HttpRequest request, Respond respond) {
     call.actor = std::move(*actor);
   }
   auto key = call.request.headers.get("Idempotency-Key");
-  if (key && call.request.method == "POST") {
+  if (key && call.request.method == "POST" && route.pattern != kPublishPattern) {
     with_idempotency(std::move(call), route, std::string(*key), std::move(respond));
     return;
   }

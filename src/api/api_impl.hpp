@@ -21,6 +21,14 @@ namespace hookd::api {
 
 using Reply = std::expected<net::HttpResponse, ApiError>;
 
+// The route whose handler folds an Idempotency-Key into its own (group-committed) store
+// transaction instead of the generic begin/finish around it.
+inline constexpr std::string_view kPublishPattern = "/api/v1/app/{app_id}/msg";
+
+// A response as an Idempotency-Key keeps it (status, replayable headers, body), and back.
+store::StoredResponse to_stored(const net::HttpResponse& response);
+net::HttpResponse stored_response(const store::IdempotencyRecord& record);
+
 // The application and endpoint named by a route's {app_id} and {endpoint_id}.
 struct AppEndpoint {
   store::Application app;
@@ -49,6 +57,12 @@ class Api::Impl {
   // Request flow.
   void dispatch(Call call, const Route& route, Respond respond);
   void with_idempotency(Call call, const Route& route, std::string key, Respond respond);
+  std::optional<ApiError> check_idempotency_key(std::string_view key) const;
+  store::PublishKey idempotency_key_of(const Call& call, std::string key) const;
+  // The answer to a request whose key was seen before (replay, 409, 422), counted.
+  net::HttpResponse seen_key_response(const store::IdempotencyBegin& seen, const std::string& actor,
+                                      std::string_view path);
+  void count_idempotency(const char* outcome);
   void count_unauthorized();
 
   // Shared helpers.
@@ -95,6 +109,10 @@ class Api::Impl {
 
   // Messages and attempts (handlers_messages.cpp).
   void create_message(Call& call, Respond respond);
+  void submit_message(store::NewMessage msg, const Call& call, Respond respond);
+  // A keyed publish refused before the batch: kept under its key like any other answer.
+  void answer_keyed(const Call& call, store::PublishKey key, net::HttpResponse response,
+                    Respond respond);
   Reply list_messages(Call& call);
   Reply get_message(Call& call);
   Reply list_attempts_by_message(Call& call);

@@ -135,8 +135,9 @@ Reply Api::Impl::rotate_endpoint_secret(Call& call) {
   auto found = app_endpoint_of(call);
   if (!found) return std::unexpected(found.error());
   const auto& [app, ep] = *found;
-  // A whsk_ (Ed25519) endpoint rotates to a fresh whsk_ key; the dispatcher signs with the old
-  // and the new key during the grace period, so both must be of one kind.
+  // Without a key, a whsk_ (Ed25519) endpoint rotates to a fresh whsk_ key, a whsec_ one to
+  // a whsec_ key. A given key may be of the other kind: during the grace period the
+  // dispatcher signs with both (v1 and v1a signatures in one header).
   const bool ed25519 = ep.secrets.current.starts_with("whsk_");
   std::string secret = ed25519 ? new_ed25519_secret() : new_secret();
   if (!call.request.body.empty()) {
@@ -151,12 +152,7 @@ Reply Api::Impl::rotate_endpoint_secret(Call& call) {
       for (const auto& e : g.errors()) {
         if (e.field == "secret") f.add_error("key", e.message);
       }
-      if (given && given->starts_with("whsk_") != ed25519) {
-        f.add_error("key", std::string("must be a ") + (ed25519 ? "whsk_" : "whsec_") +
-                               " key like the current one (both sign during the grace period)");
-      } else if (given) {
-        secret = *given;
-      }
+      if (given) secret = *given;
     }
     if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   }
@@ -175,8 +171,10 @@ Reply Api::Impl::recover_endpoint(Call& call) {
   Fields f(*body);
   if (!f.present("since")) f.add_error("since", "is required (an ISO-8601 time)");
   auto since = f.time("since");
+  auto until = f.time("until");  // optional: only failures before it are re-sent
+  if (since && until && *until <= *since) f.add_error("until", "must be later than since");
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  auto count = deps_.store.recover(ep.id, *since);
+  auto count = deps_.store.recover(ep.id, *since, until);
   if (!count) return std::unexpected(from_store_error(count.error(), "endpoint"));
   const auto now = deps_.clock.now_ms();
   IdRandomBytes random{};

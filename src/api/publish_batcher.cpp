@@ -30,7 +30,7 @@ PublishBatcher::Stats PublishBatcher::stats() const {
 void PublishBatcher::commit(std::deque<Item>& batch) {
   std::vector<store::NewMessage> messages;
   messages.reserve(batch.size());
-  for (auto& item : batch) messages.push_back(item.message);
+  for (auto& item : batch) messages.push_back(std::move(item.message));
   auto outcomes = store_.publish_batch(messages);
   {
     std::lock_guard lock(stats_mu_);

@@ -47,7 +47,7 @@ void Api::Impl::add_endpoint_routes() {
 }
 
 void Api::Impl::add_message_routes() {
-  router_.add("POST", "/api/v1/app/{app_id}/msg",
+  router_.add("POST", std::string(kPublishPattern),
               [this](Call& call, Respond respond) { create_message(call, std::move(respond)); });
   sync("GET", "/api/v1/app/{app_id}/msg", &Impl::list_messages);
   sync("GET", "/api/v1/app/{app_id}/msg/{msg_id}", &Impl::get_message);

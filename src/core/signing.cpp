@@ -17,6 +17,13 @@ Result<SchemePtr> make_scheme(const SchemeOptions& options, std::span<const std:
   if (options.tolerance.count() < 0) {
     return fail(ErrorCode::kInvalidArgument, "tolerance must not be negative");
   }
+  const bool standard =
+      options.kind == SchemeKind::kStandard || options.kind == SchemeKind::kStandardEd25519;
+  if (standard) {
+    if (auto mixed = signing_detail::make_mixed_standard_scheme(options, secrets, use)) {
+      return *std::move(mixed);
+    }
+  }
   switch (options.kind) {
     case SchemeKind::kStandard:
       return signing_detail::make_standard_scheme(options, secrets);

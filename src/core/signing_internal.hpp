@@ -33,6 +33,10 @@ using Secrets = std::span<const std::string>;
 Result<SchemePtr> make_standard_scheme(const SchemeOptions& options, Secrets secrets);
 Result<SchemePtr> make_standard_ed25519_scheme(const SchemeOptions& options, Secrets secrets,
                                                KeyUse use);
+// Standard Webhooks with whsec_ AND whsk_/whpk_ keys (a rotation between the kinds); nullopt
+// when the secrets are all of one kind.
+std::optional<Result<SchemePtr>> make_mixed_standard_scheme(const SchemeOptions& options,
+                                                            Secrets secrets, KeyUse use);
 Result<SchemePtr> make_stripe_scheme(const SchemeOptions& options, Secrets secrets);
 // github, hmac-hex-ts and hmac: one HMAC over a template, carried in one header.
 Result<SchemePtr> make_template_hmac_scheme(const SchemeOptions& options, Secrets secrets);

@@ -71,4 +71,57 @@ std::optional<IdempotencyState> idempotency_state_from(std::string_view s) {
   return value_of(kIdem, s);
 }
 
+namespace {
+
+// Length of the valid UTF-8 sequence starting at text[i], 0 if invalid or cut off.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  std::size_t n = 0;
+  if (lead < 0x80) return 1;
+  if ((lead & 0xE0) == 0xC0 && lead >= 0xC2) n = 2;
+  if ((lead & 0xF0) == 0xE0) n = 3;
+  if ((lead & 0xF8) == 0xF0 && lead <= 0xF4) n = 4;
+  if (n == 0 || i + n > text.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
+// The first `max_bytes` of a response body on one line: control characters become spaces,
+// bytes that are not UTF-8 become '?', runs of spaces collapse.
+std::string body_excerpt(std::string_view body, std::size_t max_bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < body.size() && out.size() < max_bytes;) {
+    const std::size_t n = utf8_sequence_length(body, i);
+    if (n == 0) {
+      out += '?';
+      ++i;
+      continue;
+    }
+    if (out.size() + n > max_bytes) break;
+    const auto c = static_cast<unsigned char>(body[i]);
+    if (n == 1 && (c < 0x20 || c == 0x7F)) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else if (n > 1 || c != ' ' || (!out.empty() && out.back() != ' ')) {
+      out.append(body.substr(i, n));
+    }
+    i += n;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> last_error_of(const Attempt& attempt) {
+  if (attempt.error) return attempt.error;
+  if (attempt.success || !attempt.response_status) return std::nullopt;
+  std::string out = "HTTP " + std::to_string(*attempt.response_status);
+  if (auto excerpt = body_excerpt(attempt.response_body, kLastErrorBodyBytes); !excerpt.empty()) {
+    out += ": " + excerpt;
+  }
+  return out;
+}
+
 }  // namespace hookd::store

@@ -206,4 +206,10 @@ std::optional<AttemptTrigger> attempt_trigger_from(std::string_view s);
 std::optional<InboxStatus> inbox_status_from(std::string_view s);
 std::optional<IdempotencyState> idempotency_state_from(std::string_view s);
 
+// What a delivery keeps as `last_error` after an attempt: the transport error, or for a
+// failed HTTP answer "HTTP <status>: <start of the body>" (at most kLastErrorBodyBytes of
+// it, as valid UTF-8 on one line); nullopt after a success.
+inline constexpr std::size_t kLastErrorBodyBytes = 200;
+std::optional<std::string> last_error_of(const Attempt& attempt);
+
 }  // namespace hookd::store

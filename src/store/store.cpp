@@ -4,6 +4,21 @@
 
 namespace hookd::store {
 
+IdempotencyBegin::Outcome idempotency_outcome(const IdempotencyRecord& record,
+                                              const std::string& fingerprint) {
+  using O = IdempotencyBegin::Outcome;
+  if (record.fingerprint != fingerprint) return O::kMismatch;
+  switch (record.state) {
+    case IdempotencyState::kCompleted:
+      return O::kReplay;
+    case IdempotencyState::kInFlight:
+      return O::kInFlight;
+    case IdempotencyState::kUnknown:
+      return O::kUnknown;
+  }
+  return O::kUnknown;
+}
+
 Result<int> DeliveryStore::expedite_endpoint(const std::string& /*endpoint_id*/) { return 0; }
 
 Result<DispatchRoundResult> Store::dispatch_round(const DispatchRound& round) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,43 @@ class EndpointStore {
 };
 
 // ---- messages (publish = message + its deliveries, one transaction) ----
+struct IdempotencyBegin {
+  enum class Outcome {
+    kStarted,   // new (or expired) key: the caller owns it and must finish/mark_unknown
+    kReplay,    // completed with the same fingerprint: `record` holds the response
+    kInFlight,  // first request still running -> 409
+    kMismatch,  // different fingerprint -> 422
+    kUnknown,   // outcome unknown -> 409 outcome-unknown
+  };
+  Outcome outcome = Outcome::kStarted;
+  IdempotencyRecord record;
+};
+
+// How a request with `fingerprint` meets an existing, unexpired key.
+IdempotencyBegin::Outcome idempotency_outcome(const IdempotencyRecord& record,
+                                              const std::string& fingerprint);
+
+// The response an Idempotency-Key keeps for replays.
+struct StoredResponse {
+  std::int64_t status = 0;
+  Headers headers;
+  std::string body;
+};
+
+struct PublishOutcome;
+
+// An Idempotency-Key folded into a publish: the batch's transaction claims the key, and for
+// a new key stores the rendered response with the message (one commit for both).
+struct PublishKey {
+  std::string scope;
+  std::string key;
+  std::string fingerprint;
+  Millis ttl_ms = 0;
+  // Renders the response kept for replays from the item's publish outcome (kCreated,
+  // kDuplicate or kRejected). Called inside the transaction: must be quick and pure.
+  std::function<StoredResponse(const PublishOutcome&)> render;
+};
+
 struct NewMessage {
   std::string app_id;
   std::string event_type;
@@ -72,14 +110,19 @@ struct NewMessage {
   std::optional<std::vector<std::string>> channels;
   std::string payload;
   std::optional<std::string> ordering_key;
+  std::optional<PublishKey> key;  // publish_batch only
 };
 
 struct PublishOutcome {
-  enum class Kind { kCreated, kDuplicate, kRejected };
+  // kKeySeen: the item's Idempotency-Key was known (replay, in flight, mismatch, unknown);
+  // nothing was published, `key` says how.
+  enum class Kind { kCreated, kDuplicate, kRejected, kKeySeen };
   Kind kind = Kind::kCreated;
   Message message;             // the new message, or the existing one for kDuplicate
   int deliveries_created = 0;  // one per matching, enabled endpoint
   std::optional<Error> error;  // kRejected only (e.g. unknown application)
+  // Keyed items only: kStarted with the stored response for a new key, else the key's state.
+  std::optional<IdempotencyBegin> key;
 };
 
 struct MessageFilter {
@@ -202,9 +245,10 @@ class DeliveryStore {
                                    const AuditEntry& audit) = 0;
   // Svix resend: a new pending delivery of the message to the endpoint.
   virtual Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id) = 0;
-  // Svix recover: every dead delivery of the endpoint created since `since` goes back to
-  // pending (attempts reset). Returns how many.
-  virtual Result<int> recover(const std::string& endpoint_id, Millis since) = 0;
+  // Svix recover: every dead delivery of the endpoint created in [since, until) (no upper
+  // bound without `until`) goes back to pending (attempts reset). Returns how many.
+  virtual Result<int> recover(const std::string& endpoint_id, Millis since,
+                              std::optional<Millis> until = std::nullopt) = 0;
 };
 
 // ---- attempts ----
@@ -285,19 +329,7 @@ class InboxStore {
                                            const std::string& entity_key) = 0;
 };
 
-// ---- idempotency keys ----
-struct IdempotencyBegin {
-  enum class Outcome {
-    kStarted,   // new (or expired) key: the caller owns it and must finish/mark_unknown
-    kReplay,    // completed with the same fingerprint: `record` holds the response
-    kInFlight,  // first request still running -> 409
-    kMismatch,  // different fingerprint -> 422
-    kUnknown,   // outcome unknown -> 409 outcome-unknown
-  };
-  Outcome outcome = Outcome::kStarted;
-  IdempotencyRecord record;
-};
-
+// ---- idempotency keys (IdempotencyBegin is declared with the messages) ----
 class IdempotencyStore {
  public:
   virtual ~IdempotencyStore() = default;

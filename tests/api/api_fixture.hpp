@@ -37,11 +37,13 @@ class CountingRandom final : public RandomSource {
   std::uint8_t next_ = 1;
 };
 
-// Fails every statement whose SQL contains `needle` while armed.
+// Fails every statement whose SQL contains `needle` while armed; counts the statements
+// seen (e.g. "BEGIN IMMEDIATE": write transactions).
 class FaultSwitch final : public store::sqlite::FaultInjector {
  public:
   Status before_statement(std::string_view sql) override {
     std::lock_guard lock(mu_);
+    seen_.emplace_back(sql);
     if (!needle_.empty() && sql.find(needle_) != std::string_view::npos) {
       return fail(ErrorCode::kUnavailable, "injected: disk I/O error");
     }
@@ -52,10 +54,21 @@ class FaultSwitch final : public store::sqlite::FaultInjector {
     needle_ = std::move(needle);
   }
   void disarm() { arm(""); }
+  std::size_t seen(std::string_view needle) {
+    std::lock_guard lock(mu_);
+    std::size_t n = 0;
+    for (const auto& sql : seen_) n += sql.find(needle) != std::string::npos;
+    return n;
+  }
+  void forget() {
+    std::lock_guard lock(mu_);
+    seen_.clear();
+  }
 
  private:
   std::mutex mu_;
   std::string needle_;
+  std::vector<std::string> seen_;
 };
 
 struct Answer {

@@ -51,6 +51,10 @@ TEST_F(DlqTest, InspectShowsPayloadAndAttempts) {
   EXPECT_EQ(j["message"]["payload"]["order"], 7) << r.body;
   ASSERT_EQ(j["attempts"].size(), 1u);
   EXPECT_EQ(j["attempts"][0]["responseStatusCode"], 400);
+  // The dead letter says why: the last HTTP status (no transport error, empty body).
+  EXPECT_EQ(j["delivery"]["lastError"], "HTTP 400") << r.body;
+  EXPECT_EQ(j["delivery"]["lastResponseStatusCode"], 400);
+  EXPECT_EQ(list["data"][0]["lastError"], "HTTP 400");
   EXPECT_EQ(call("GET", "/api/v1/hookd/dlq/dlv_missing").status, 404);
 }
 

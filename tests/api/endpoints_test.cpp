@@ -158,5 +158,27 @@ TEST_F(ApiTest, RecoverRequeuesDeadDeliveriesSince) {
   EXPECT_EQ(store_->count_deliveries(store::DeliveryStatus::kPending).value_or(-1), 2);
 }
 
+TEST_F(ApiTest, RecoverWithUntilResendsOnlyFailuresBeforeIt) {
+  const auto app = make_app();
+  const auto ep = make_endpoint(app);
+  publish(app);
+  ASSERT_EQ(dead_letter_all(), 1);
+  const std::string base = "/api/v1/app/" + app + "/endpoint/" + ep + "/recover";
+  // The failure lies after `until`: nothing to re-send.
+  auto none = post(base, {{"since", "2020-01-01T00:00:00Z"}, {"until", "2021-01-01T00:00:00Z"}});
+  ASSERT_EQ(none.status, 202) << none.body;
+  EXPECT_EQ(none.json()["recovered"], 0);
+  EXPECT_EQ(store_->count_deliveries(store::DeliveryStatus::kDead).value_or(-1), 1);
+  EXPECT_EQ(
+      post(base, {{"since", "2021-01-01T00:00:00Z"}, {"until", "2020-01-01T00:00:00Z"}}).status,
+      422)
+      << "until before since";
+  EXPECT_EQ(post(base, {{"since", "2020-01-01T00:00:00Z"}, {"until", "soon"}}).status, 422);
+  auto all = post(base, {{"since", "2020-01-01T00:00:00Z"}, {"until", "2999-01-01T00:00:00Z"}});
+  ASSERT_EQ(all.status, 202) << all.body;
+  EXPECT_EQ(all.json()["recovered"], 1);
+  EXPECT_EQ(store_->count_deliveries(store::DeliveryStatus::kPending).value_or(-1), 1);
+}
+
 }  // namespace
 }  // namespace hookd::api::testing

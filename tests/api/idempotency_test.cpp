@@ -92,6 +92,50 @@ TEST_F(ApiTest, A12_ServerErrorsAreNotKeptSoTheRetryRuns) {
   EXPECT_EQ(retry.header("Idempotent-Replayed"), "");
 }
 
+// The key rides in the publish's group-committed transaction: one write transaction (one
+// fsync) for key + message + deliveries, and all or nothing.
+TEST_F(ApiTest, A12_KeyedPublishIsOneWriteTransactionWithTheMessage) {
+  const auto app = make_app();
+  make_endpoint(app);
+  const nlohmann::json body = {{"eventType", "a"}, {"payload", {{"n", 1}}}};
+  faults_->forget();
+  auto first = post("/api/v1/app/" + app + "/msg", body, {key("one-tx")});
+  ASSERT_EQ(first.status, 202) << first.body;
+  EXPECT_EQ(faults_->seen("BEGIN IMMEDIATE"), 1u);
+  auto kept = store_->idem_get("api|alice", "one-tx");
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->state, store::IdempotencyState::kCompleted);
+  EXPECT_EQ(kept->response_status, 202);
+  EXPECT_EQ(kept->response_body, first.body);
+  EXPECT_EQ(metrics_.idempotency.with({"stored"}).value(), 1u);
+
+  // The key's write fails: nothing of the publish is kept, the retry publishes.
+  faults_->arm("INSERT INTO idempotency_keys");
+  EXPECT_EQ(post("/api/v1/app/" + app + "/msg", body, {key("atomic")}).status, 503);
+  faults_->disarm();
+  EXPECT_EQ(store_->list_messages(app, {}, {}).value().data.size(), 1u);
+  EXPECT_EQ(store_->idem_get("api|alice", "atomic").error().code, ErrorCode::kNotFound);
+  auto retry = post("/api/v1/app/" + app + "/msg", body, {key("atomic")});
+  EXPECT_EQ(retry.status, 202);
+  EXPECT_EQ(retry.header("Idempotent-Replayed"), "");
+  EXPECT_EQ(store_->list_messages(app, {}, {}).value().data.size(), 2u);
+}
+
+// Duplicate eventId (409) under a key: kept and replayed like any other answer.
+TEST_F(ApiTest, A12_KeyedDuplicateEventIdIsReplayed) {
+  const auto app = make_app();
+  publish(app, {{"eventId", "evt-1"}});
+  const nlohmann::json body = {{"eventType", "a"}, {"eventId", "evt-1"}, {"payload", {{"n", 1}}}};
+  auto first = post("/api/v1/app/" + app + "/msg", body, {key("dup")});
+  EXPECT_EQ(first.status, 409) << first.body;
+  auto again = post("/api/v1/app/" + app + "/msg", body, {key("dup")});
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(again.header("Idempotent-Replayed"), "true");
+  EXPECT_EQ(again.body, first.body);
+  // A bad key is refused before anything runs.
+  EXPECT_EQ(post("/api/v1/app/" + app + "/msg", body, {key(std::string(256, 'k'))}).status, 400);
+}
+
 TEST_F(ApiTest, A12_ClientErrorsAreReplayedToo) {
   const auto app = make_app();
   auto first = post("/api/v1/app/" + app + "/msg", {{"eventType", "a"}}, {key("k-6")});

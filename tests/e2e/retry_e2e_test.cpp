@@ -221,7 +221,7 @@ TEST(RetryE2E, A03_PermanentClientErrorsAreDeadLetteredAfterOneAttempt) {
 // A04: after max_attempts the delivery is in the dead-letter queue, visible through the API.
 TEST(RetryE2E, A04_MaxAttemptsThenDeadLetterVisibleInTheApi) {
   TestReceiver receiver;
-  receiver.set_path("/down", ReceiverBehavior::respond(500));
+  receiver.set_path("/down", ReceiverBehavior::respond(500, "database\nunavailable"));
   receiver.start();
   HookdProcess hookd;  // max_attempts = 6, schedule 100/200/300 ms
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
@@ -238,6 +238,8 @@ TEST(RetryE2E, A04_MaxAttemptsThenDeadLetterVisibleInTheApi) {
   EXPECT_EQ(d.value("msgId", ""), msg);
   EXPECT_EQ(d.value("attempts", 0), 6);
   EXPECT_EQ(d.value("lastResponseStatusCode", 0), 500);
+  // Why it died: the last status and the start of the body, on one line.
+  EXPECT_EQ(d.value("lastError", ""), "HTTP 500: database unavailable") << d.dump();
   EXPECT_EQ(receiver.count_for_webhook_id(msg), 6u);
   const auto one = api.get_json("/api/v1/hookd/dlq/" + d.value("id", ""));
   EXPECT_EQ(one["attempts"].size(), 6u) << one.dump();

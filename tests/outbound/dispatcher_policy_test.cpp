@@ -209,5 +209,36 @@ TEST_F(DispatcherTest, RotationSignsWithBothSecretsAndSvixNamesWork) {
   }
 }
 
+// A rotation between kinds (whsec_ -> whsk_): the old key signs v1, the new one v1a, both
+// in the one webhook-signature header; the request verifies with each key on its own.
+TEST_F(DispatcherTest, RotationToAnotherKindSignsWithBothKinds) {
+  const auto ep = add_endpoint("/mixed");
+  const std::string next = "whsk_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=";
+  ASSERT_TRUE(store_->rotate_endpoint_secret(app_.id, ep.id, next, 3'600'000).has_value());
+  start_dispatcher();
+  const auto msg = publish(R"({"n":2})");
+  ASSERT_TRUE(wait_status(msg.id, DeliveryStatus::kDelivered));
+
+  const auto req = receiver_.requests().at(0);
+  const std::string signature = req.header("webhook-signature").value_or("");
+  EXPECT_NE(signature.find("v1,"), std::string::npos) << signature;
+  EXPECT_NE(signature.find("v1a,"), std::string::npos) << signature;
+  HttpHeaders headers;
+  for (const auto& [name, value] : req.headers) headers.push_back({name, value});
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  SchemeOptions hmac;
+  SchemeOptions ed25519;
+  ed25519.kind = SchemeKind::kStandardEd25519;
+  const std::vector<std::string> old_key{std::string(kSecret)};
+  const std::vector<std::string> new_key{next};
+  auto by_old = Verifier::create(hmac, old_key);
+  auto by_new = Verifier::create(ed25519, new_key);
+  ASSERT_TRUE(by_old.has_value() && by_new.has_value());
+  EXPECT_TRUE(by_old->verify(headers, req.body, now).has_value()) << "old whsec_ key (v1)";
+  EXPECT_TRUE(by_new->verify(headers, req.body, now).has_value()) << "new whsk_ key (v1a)";
+}
+
 }  // namespace
 }  // namespace hookd::outbound::testing

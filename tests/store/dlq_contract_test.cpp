@@ -135,6 +135,49 @@ TEST_P(DlqTest, RecoverRequeuesDeadSince) {
   EXPECT_EQ(claim("w1").size(), 2u);
 }
 
+// Svix recover with `until`: only failures created in [since, until) go back to pending.
+TEST_P(DlqTest, RecoverHonoursUntil) {
+  const auto t0 = clock_.now_ms();
+  dead_one();  // at t0: before the window
+  clock_.advance(10'000);
+  const auto since = clock_.now_ms();
+  dead_one();  // at since: inside
+  clock_.advance(10'000);
+  dead_one();  // at since + 10 s: inside
+  clock_.advance(10'000);
+  const auto until = clock_.now_ms();
+  dead_one();  // at until: outside (exclusive)
+  EXPECT_EQ(store_->recover(ep_.id, since, until).value(), 2);
+  EXPECT_EQ(dead_ids(DeadLetterFilter{}).size(), 2u);
+  EXPECT_EQ(store_->recover(ep_.id, t0, since).value(), 1);
+  EXPECT_EQ(store_->recover(ep_.id, since, until).value(), 0) << "already pending";
+  EXPECT_EQ(dead_ids(DeadLetterFilter{}).size(), 1u);
+  EXPECT_EQ(claim("w1").size(), 3u);
+}
+
+// A dead letter after HTTP failures says why: the last status and the start of the body.
+TEST_P(DlqTest, DeadLetterKeepsTheLastHttpFailureAsLastError) {
+  publish(app_.id, "e");
+  auto claimed = claim("w1");
+  ASSERT_EQ(claimed.size(), 1u);
+  AttemptReport rep;
+  rep.delivery_id = claimed[0].id;
+  rep.lease_owner = "w1";
+  rep.attempt.response_status = 500;
+  rep.attempt.response_body = "upstream\n  exploded: " + std::string(400, 'x');
+  rep.next = Next::kDead;
+  auto dead = store_->record_attempt(rep);
+  ASSERT_TRUE(dead.has_value()) << dead.error().message;
+  const std::string expected = "HTTP 500: upstream exploded: " + std::string(200 - 19, 'x');
+  EXPECT_EQ(dead->last_error, expected);
+  EXPECT_EQ(dead->last_response_status, 500);
+  auto listed = store_->list_dead(DeadLetterFilter{}, PageRequest{});
+  ASSERT_TRUE(listed.has_value());
+  ASSERT_EQ(listed->data.size(), 1u);
+  EXPECT_EQ(listed->data[0].last_error, expected);
+  EXPECT_EQ(store_->get_delivery(dead->id)->last_error, expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Store, DlqTest, ::testing::ValuesIn(all_factories()), factory_name);
 
 }  // namespace

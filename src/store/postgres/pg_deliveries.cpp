@@ -153,7 +153,7 @@ Result<std::vector<Result<Delivery>>> PgStore::record_attempts_in_tx(
       cols[2].add(to_string(status_after(report.next)));
       cols[3].add(retry ? std::optional<Millis>(report.next_attempt_at) : std::nullopt);
       cols[4].add(a.attempted_at);
-      cols[5].add(a.error);
+      cols[5].add(last_error_of(a));
       cols[6].add(a.response_status);
     }
     Params p;

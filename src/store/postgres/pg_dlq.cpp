@@ -108,13 +108,14 @@ Result<Delivery> PgStore::resend(const std::string& msg_id, const std::string& e
   });
 }
 
-Result<int> PgStore::recover(const std::string& endpoint_id, Millis since) {
+Result<int> PgStore::recover(const std::string& endpoint_id, Millis since,
+                             std::optional<Millis> until) {
   return write([&](PgConnection& c) -> Result<int> {
     HOOKD_TRY(rows, c.query("UPDATE deliveries SET status = 'pending', attempts = 0, "
                             "next_attempt_at = $1, lease_owner = NULL, lease_until = NULL, "
                             "updated_at = $1 WHERE endpoint_id = $2 AND status = 'dead' "
-                            "AND created_at >= $3",
-                            Params().add_all(clock_.now_ms(), endpoint_id, since)));
+                            "AND created_at >= $3 AND ($4::bigint IS NULL OR created_at < $4)",
+                            Params().add_all(clock_.now_ms(), endpoint_id, since, until)));
     return static_cast<int>(rows.affected());
   });
 }

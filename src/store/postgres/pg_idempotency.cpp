@@ -18,26 +18,44 @@ Result<IdempotencyRecord> load_key(PgConnection& c, const std::string& scope,
   return single<IdempotencyRecord>(rows, read_idempotency, "idempotency key");
 }
 
-IdempotencyBegin::Outcome outcome_for(const IdempotencyRecord& r, const std::string& fp) {
-  using O = IdempotencyBegin::Outcome;
-  if (r.fingerprint != fp) return O::kMismatch;
-  switch (r.state) {
-    case IdempotencyState::kCompleted:
-      return O::kReplay;
-    case IdempotencyState::kInFlight:
-      return O::kInFlight;
-    case IdempotencyState::kUnknown:
-      return O::kUnknown;
-  }
-  return O::kUnknown;
-}
-
 Status changed(const Rows& rows, ErrorCode code, std::string_view what) {
   if (rows.affected() == 0) return fail(code, std::string(what));
   return {};
 }
 
 }  // namespace
+
+// One upsert: a new key, or an expired one taken over, becomes in flight for this
+// transaction (a concurrent claim of the same key on another node waits for our commit);
+// a live key is left alone and reported.
+Result<IdempotencyBegin> PgStore::claim_key_in_tx(PgConnection& c, const PublishKey& k,
+                                                  Millis now) {
+  HOOKD_TRY(up, c.query("INSERT INTO idempotency_keys (scope, key, fingerprint, state, "
+                        "created_at, updated_at, expires_at) VALUES ($1, $2, $3, 'in_flight', $4, "
+                        "$4, $5) ON CONFLICT (scope, key) DO UPDATE SET fingerprint = "
+                        "EXCLUDED.fingerprint, state = 'in_flight', response_status = NULL, "
+                        "response_headers = '{}', response_body = ''::bytea, created_at = "
+                        "EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, expires_at = "
+                        "EXCLUDED.expires_at WHERE idempotency_keys.expires_at <= "
+                        "EXCLUDED.created_at",
+                        Params().add_all(k.scope, k.key, k.fingerprint, now, now + k.ttl_ms)));
+  const bool started = up.affected() == 1;
+  HOOKD_TRY(record, load_key(c, k.scope, k.key));
+  if (started) return IdempotencyBegin{IdempotencyBegin::Outcome::kStarted, record};
+  return IdempotencyBegin{idempotency_outcome(record, k.fingerprint), record};
+}
+
+Result<IdempotencyRecord> PgStore::complete_key_in_tx(PgConnection& c, const PublishKey& k,
+                                                      const StoredResponse& r, Millis now) {
+  Params p;
+  p.add_all(r.status, encode_headers(r.headers)).add_bytes(r.body).add_all(now, k.scope, k.key);
+  HOOKD_TRY(rows, c.query("UPDATE idempotency_keys SET state = 'completed', "
+                          "response_status = $1, response_headers = $2, response_body = $3, "
+                          "updated_at = $4 WHERE scope = $5 AND key = $6 AND state = 'in_flight'",
+                          p));
+  if (rows.affected() == 0) return fail(ErrorCode::kInternal, "claimed idempotency key vanished");
+  return load_key(c, k.scope, k.key);
+}
 
 Result<IdempotencyBegin> PgStore::idem_begin(const std::string& scope, const std::string& key,
                                              const std::string& fingerprint, Millis ttl_ms) {
@@ -55,7 +73,7 @@ Result<IdempotencyBegin> PgStore::idem_begin(const std::string& scope, const std
     const bool started = ins.affected() == 1;
     HOOKD_TRY(record, load_key(c, scope, key));
     if (started) return IdempotencyBegin{IdempotencyBegin::Outcome::kStarted, record};
-    return IdempotencyBegin{outcome_for(record, fingerprint), record};
+    return IdempotencyBegin{idempotency_outcome(record, fingerprint), record};
   });
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "hookd/ids.hpp"
 #include "store/postgres/pg_arrays.hpp"
@@ -206,7 +207,7 @@ Result<PublishOutcome> PgStore::publish_in_tx(PgConnection& c, const NewMessage&
   if (ins.affected() == 0) {
     if (!in.event_id) return fail(ErrorCode::kInternal, "message insert ignored");
     HOOKD_TRY(existing, load_message(c, in.app_id, *in.event_id));
-    return PublishOutcome{PublishOutcome::Kind::kDuplicate, existing, 0, std::nullopt};
+    return PublishOutcome{PublishOutcome::Kind::kDuplicate, existing, 0, std::nullopt, {}};
   }
   if (m.ordering_key) {
     HOOKD_TRY(seq, assign_sequence(c, m));
@@ -229,60 +230,111 @@ Result<PublishOutcome> PgStore::publish(const NewMessage& msg) {
 // (rejected ones write nothing), items with an ordering key go one by one (their sequence
 // needs the key's row lock), all the others share one INSERT of messages and one of
 // deliveries.
+Status PgStore::publish_items_in_tx(PgConnection& c, const std::vector<NewMessage>& msgs,
+                                    const std::vector<bool>& settled,
+                                    std::vector<PublishOutcome>& out, Millis now) {
+  std::map<std::string, Routes> routes;
+  std::vector<std::size_t> bulk;
+  for (std::size_t i = 0; i < msgs.size(); ++i) {
+    if (settled[i]) continue;
+    const NewMessage& in = msgs[i];
+    auto cached = routes.find(in.app_id);
+    if (cached == routes.end()) {
+      HOOKD_TRY(loaded, load_routes(c, in.app_id));
+      cached = routes.emplace(in.app_id, std::move(loaded)).first;
+    }
+    if (in.event_type.empty() || !cached->second) {
+      out[i] = PublishOutcome{PublishOutcome::Kind::kRejected,
+                              {},
+                              0,
+                              in.event_type.empty()
+                                  ? Error{ErrorCode::kInvalidArgument, "eventType is required"}
+                                  : Error{ErrorCode::kNotFound, "application not found"},
+                              {}};
+    } else if (in.ordering_key) {
+      HOOKD_TRY(one, publish_in_tx(c, in, now));
+      out[i] = std::move(one);
+    } else {
+      bulk.push_back(i);
+    }
+  }
+  if (bulk.empty()) return {};
+  std::vector<Message> messages;
+  for (std::size_t i : bulk) {
+    const NewMessage& in = msgs[i];
+    messages.push_back(Message{ids_.next(id_prefix::kMessage), in.app_id, in.event_type,
+                               in.event_id, in.channels, in.payload, std::nullopt, std::nullopt,
+                               now});
+  }
+  HOOKD_TRY(inserted, insert_messages(c, messages, now));
+  std::vector<Delivery> deliveries;
+  for (std::size_t k = 0; k < bulk.size(); ++k) {
+    const NewMessage& in = msgs[bulk[k]];
+    PublishOutcome& o = out[bulk[k]];
+    if (!inserted.contains(messages[k].id)) {
+      if (!in.event_id) return fail(ErrorCode::kInternal, "message insert ignored");
+      HOOKD_TRY(existing, load_message(c, in.app_id, *in.event_id));
+      o = PublishOutcome{PublishOutcome::Kind::kDuplicate, existing, 0, std::nullopt, {}};
+      continue;
+    }
+    o.message = messages[k];
+    for (const auto& ep : *routes[in.app_id]) {
+      if (!routes_to(ep, in)) continue;
+      deliveries.push_back(new_delivery(messages[k], ep.id, ids_.next("dlv"), now));
+      ++o.deliveries_created;
+    }
+  }
+  return insert_plain_deliveries(c, deliveries, now);
+}
+
+// Keyed items: keys are claimed first, in (scope, key) order so that two nodes claiming
+// overlapping keys cannot deadlock; a key seen before settles its item without a publish.
+// A key repeated inside the batch answers like a later request: replay of the first item
+// (or 422 for a different fingerprint). Responses are stored once the items are published.
 Result<std::vector<PublishOutcome>> PgStore::publish_batch(const std::vector<NewMessage>& msgs) {
   return write([&](PgConnection& c) -> Result<std::vector<PublishOutcome>> {
     const Millis now = clock_.now_ms();
     std::vector<PublishOutcome> out(msgs.size());
-    std::map<std::string, Routes> routes;
-    std::vector<std::size_t> bulk;
+    std::vector<bool> settled(msgs.size(), false);
+    std::vector<std::size_t> keyed;
     for (std::size_t i = 0; i < msgs.size(); ++i) {
-      const NewMessage& in = msgs[i];
-      auto cached = routes.find(in.app_id);
-      if (cached == routes.end()) {
-        HOOKD_TRY(loaded, load_routes(c, in.app_id));
-        cached = routes.emplace(in.app_id, std::move(loaded)).first;
-      }
-      if (in.event_type.empty() || !cached->second) {
-        out[i] = PublishOutcome{PublishOutcome::Kind::kRejected,
-                                {},
-                                0,
-                                in.event_type.empty()
-                                    ? Error{ErrorCode::kInvalidArgument, "eventType is required"}
-                                    : Error{ErrorCode::kNotFound, "application not found"}};
-      } else if (in.ordering_key) {
-        HOOKD_TRY(one, publish_in_tx(c, in, now));
-        out[i] = std::move(one);
-      } else {
-        bulk.push_back(i);
-      }
+      if (msgs[i].key) keyed.push_back(i);
     }
-    if (bulk.empty()) return out;
-    std::vector<Message> messages;
-    for (std::size_t i : bulk) {
-      const NewMessage& in = msgs[i];
-      messages.push_back(Message{ids_.next(id_prefix::kMessage), in.app_id, in.event_type,
-                                 in.event_id, in.channels, in.payload, std::nullopt, std::nullopt,
-                                 now});
-    }
-    HOOKD_TRY(inserted, insert_messages(c, messages, now));
-    std::vector<Delivery> deliveries;
-    for (std::size_t k = 0; k < bulk.size(); ++k) {
-      const NewMessage& in = msgs[bulk[k]];
-      PublishOutcome& o = out[bulk[k]];
-      if (!inserted.contains(messages[k].id)) {
-        if (!in.event_id) return fail(ErrorCode::kInternal, "message insert ignored");
-        HOOKD_TRY(existing, load_message(c, in.app_id, *in.event_id));
-        o = PublishOutcome{PublishOutcome::Kind::kDuplicate, existing, 0, std::nullopt};
+    auto id_of = [&](std::size_t i) { return std::tie(msgs[i].key->scope, msgs[i].key->key); };
+    std::ranges::stable_sort(keyed,
+                             [&](std::size_t a, std::size_t b) { return id_of(a) < id_of(b); });
+    std::vector<std::pair<std::size_t, std::size_t>> repeats;  // (item, first item of its key)
+    std::vector<std::size_t> started;
+    for (std::size_t n = 0; n < keyed.size(); ++n) {
+      const std::size_t i = keyed[n];
+      settled[i] = true;
+      if (n > 0 && id_of(keyed[n - 1]) == id_of(i)) {
+        const bool chained = !repeats.empty() && repeats.back().first == keyed[n - 1];
+        repeats.emplace_back(i, chained ? repeats.back().second : keyed[n - 1]);
         continue;
       }
-      o.message = messages[k];
-      for (const auto& ep : *routes[in.app_id]) {
-        if (!routes_to(ep, in)) continue;
-        deliveries.push_back(new_delivery(messages[k], ep.id, ids_.next("dlv"), now));
-        ++o.deliveries_created;
+      HOOKD_TRY(claim, claim_key_in_tx(c, *msgs[i].key, now));
+      if (claim.outcome == IdempotencyBegin::Outcome::kStarted) {
+        settled[i] = false;
+        started.push_back(i);
+      } else {
+        out[i] = PublishOutcome{PublishOutcome::Kind::kKeySeen, {}, 0, std::nullopt, claim};
       }
     }
-    HOOKD_CHECK(insert_plain_deliveries(c, deliveries, now));
+    HOOKD_CHECK(publish_items_in_tx(c, msgs, settled, out, now));
+    for (std::size_t i : started) {
+      HOOKD_TRY(record, complete_key_in_tx(c, *msgs[i].key, msgs[i].key->render(out[i]), now));
+      out[i].key = IdempotencyBegin{IdempotencyBegin::Outcome::kStarted, std::move(record)};
+    }
+    for (auto [i, first] : repeats) {
+      const IdempotencyRecord& record = out[first].key.value().record;
+      out[i] = PublishOutcome{
+          PublishOutcome::Kind::kKeySeen,
+          {},
+          0,
+          std::nullopt,
+          IdempotencyBegin{idempotency_outcome(record, msgs[i].key->fingerprint), record}};
+    }
     return out;
   });
 }

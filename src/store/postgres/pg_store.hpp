@@ -94,7 +94,8 @@ class PgStore final : public Store {
   Result<int> discard_dead(const std::vector<std::string>& delivery_ids,
                            const AuditEntry& audit) override;
   Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id) override;
-  Result<int> recover(const std::string& endpoint_id, Millis since) override;
+  Result<int> recover(const std::string& endpoint_id, Millis since,
+                      std::optional<Millis> until) override;
 
   // AttemptStore
   Result<Page<Attempt>> list_attempts_by_message(const std::string& msg_id,
@@ -159,6 +160,13 @@ class PgStore final : public Store {
 
   // Helpers shared by aggregates (bodies run inside a write transaction).
   Result<PublishOutcome> publish_in_tx(PgConnection& c, const NewMessage& msg, Millis now);
+  // Publishes the items not settled by their Idempotency-Key (`out[i]` already set).
+  Status publish_items_in_tx(PgConnection& c, const std::vector<NewMessage>& msgs,
+                             const std::vector<bool>& settled, std::vector<PublishOutcome>& out,
+                             Millis now);
+  Result<IdempotencyBegin> claim_key_in_tx(PgConnection& c, const PublishKey& key, Millis now);
+  Result<IdempotencyRecord> complete_key_in_tx(PgConnection& c, const PublishKey& key,
+                                               const StoredResponse& response, Millis now);
   Result<AuditEntry> append_audit_in_tx(PgConnection& c, AuditEntry entry, Millis now);
   Result<Delivery> insert_delivery_in_tx(PgConnection& c, const Message& msg,
                                          const std::string& endpoint_id, Millis now);

@@ -92,7 +92,7 @@ Result<Delivery> SqliteStore::record_attempt_in_tx(Connection& c, const AttemptR
   HOOKD_TRY(up, c.prepare(fmt::format(kRecordSql, kDeliveryColumns)));
   up.bind_all(to_string(status_after(report.next)),
               retry ? std::optional<Millis>(report.next_attempt_at) : std::nullopt, a.attempted_at,
-              a.error, a.response_status, now, report.delivery_id, report.lease_owner);
+              last_error_of(a), a.response_status, now, report.delivery_id, report.lease_owner);
   HOOKD_TRY(found, up.step());
   if (!found) {
     return fail(ErrorCode::kConflict, "lease on delivery " + report.delivery_id + " lost");

@@ -109,13 +109,14 @@ Result<Delivery> SqliteStore::resend(const std::string& msg_id, const std::strin
   });
 }
 
-Result<int> SqliteStore::recover(const std::string& endpoint_id, Millis since) {
+Result<int> SqliteStore::recover(const std::string& endpoint_id, Millis since,
+                                 std::optional<Millis> until) {
   return write([&](Connection& c) -> Result<int> {
     HOOKD_TRY(up, c.prepare("UPDATE deliveries SET status = 'pending', attempts = 0, "
                             "next_attempt_at = ?1, lease_owner = NULL, lease_until = NULL, "
                             "updated_at = ?1 WHERE endpoint_id = ?2 AND status = 'dead' "
-                            "AND created_at >= ?3"));
-    HOOKD_CHECK(up.bind_all(clock_.now_ms(), endpoint_id, since).run());
+                            "AND created_at >= ?3 AND (?4 IS NULL OR created_at < ?4)"));
+    HOOKD_CHECK(up.bind_all(clock_.now_ms(), endpoint_id, since, until).run());
     return static_cast<int>(c.changes());
   });
 }

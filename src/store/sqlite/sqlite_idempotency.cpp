@@ -17,21 +17,38 @@ Result<IdempotencyRecord> load_key(Connection& c, const std::string& scope,
   return single<IdempotencyRecord>(q, read_idempotency, "idempotency key");
 }
 
-IdempotencyBegin::Outcome outcome_for(const IdempotencyRecord& r, const std::string& fp) {
-  using O = IdempotencyBegin::Outcome;
-  if (r.fingerprint != fp) return O::kMismatch;
-  switch (r.state) {
-    case IdempotencyState::kCompleted:
-      return O::kReplay;
-    case IdempotencyState::kInFlight:
-      return O::kInFlight;
-    case IdempotencyState::kUnknown:
-      return O::kUnknown;
-  }
-  return O::kUnknown;
+}  // namespace
+
+// One upsert: a new key, or an expired one taken over, becomes in flight for this
+// transaction; a live key is left alone and reported.
+Result<IdempotencyBegin> SqliteStore::claim_key_in_tx(Connection& c, const PublishKey& k,
+                                                      Millis now) {
+  HOOKD_TRY(up, c.prepare("INSERT INTO idempotency_keys (scope, key, fingerprint, state, "
+                          "created_at, updated_at, expires_at) VALUES (?, ?, ?, 'in_flight', ?, ?, "
+                          "?) ON CONFLICT (scope, key) DO UPDATE SET fingerprint = "
+                          "excluded.fingerprint, state = 'in_flight', response_status = NULL, "
+                          "response_headers = '{}', response_body = x'', created_at = "
+                          "excluded.created_at, updated_at = excluded.updated_at, expires_at = "
+                          "excluded.expires_at WHERE idempotency_keys.expires_at <= "
+                          "excluded.created_at"));
+  HOOKD_CHECK(up.bind_all(k.scope, k.key, k.fingerprint, now, now, now + k.ttl_ms).run());
+  const bool started = c.changes() == 1;
+  HOOKD_TRY(record, load_key(c, k.scope, k.key));
+  if (started) return IdempotencyBegin{IdempotencyBegin::Outcome::kStarted, record};
+  return IdempotencyBegin{idempotency_outcome(record, k.fingerprint), record};
 }
 
-}  // namespace
+Result<IdempotencyRecord> SqliteStore::complete_key_in_tx(Connection& c, const PublishKey& k,
+                                                          const StoredResponse& r, Millis now) {
+  HOOKD_TRY(up, c.prepare("UPDATE idempotency_keys SET state = 'completed', response_status = ?, "
+                          "response_headers = ?, response_body = ?, updated_at = ? "
+                          "WHERE scope = ? AND key = ? AND state = 'in_flight'"));
+  up.bind_all(r.status, encode_headers(r.headers));
+  up.bind_blob(3, r.body).bind(4, now).bind(5, k.scope).bind(6, k.key);
+  HOOKD_CHECK(up.run());
+  if (c.changes() == 0) return fail(ErrorCode::kInternal, "claimed idempotency key vanished");
+  return load_key(c, k.scope, k.key);
+}
 
 Result<IdempotencyBegin> SqliteStore::idem_begin(const std::string& scope, const std::string& key,
                                                  const std::string& fingerprint, Millis ttl_ms) {
@@ -50,7 +67,7 @@ Result<IdempotencyBegin> SqliteStore::idem_begin(const std::string& scope, const
     const bool started = c.changes() == 1;
     HOOKD_TRY(record, load_key(c, scope, key));
     if (started) return IdempotencyBegin{IdempotencyBegin::Outcome::kStarted, record};
-    return IdempotencyBegin{outcome_for(record, fingerprint), record};
+    return IdempotencyBegin{idempotency_outcome(record, fingerprint), record};
   });
 }
 

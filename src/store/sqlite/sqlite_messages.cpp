@@ -120,7 +120,7 @@ Result<PublishOutcome> SqliteStore::publish_in_tx(Connection& c, const NewMessag
   if (c.changes() == 0) {
     if (!in.event_id) return fail(ErrorCode::kInternal, "message insert ignored");
     HOOKD_TRY(existing, load_message(c, in.app_id, *in.event_id));
-    return PublishOutcome{PublishOutcome::Kind::kDuplicate, existing, 0, std::nullopt};
+    return PublishOutcome{PublishOutcome::Kind::kDuplicate, existing, 0, std::nullopt, {}};
   }
   if (m.ordering_key) {
     HOOKD_TRY(seq, next_sequence(c, m.app_id, *m.ordering_key));
@@ -141,6 +141,31 @@ Result<PublishOutcome> SqliteStore::publish(const NewMessage& msg) {
   return write([&](Connection& c) { return publish_in_tx(c, msg, clock_.now_ms()); });
 }
 
+// A savepoint per item: a rejected item leaves no trace (but its key keeps the answer),
+// the others still commit.
+Result<PublishOutcome> SqliteStore::publish_item_in_tx(Connection& c, const NewMessage& msg,
+                                                       Millis now) {
+  if (msg.key) {
+    HOOKD_TRY(claim, claim_key_in_tx(c, *msg.key, now));
+    if (claim.outcome != IdempotencyBegin::Outcome::kStarted) {
+      return PublishOutcome{PublishOutcome::Kind::kKeySeen, {}, 0, std::nullopt, claim};
+    }
+  }
+  HOOKD_CHECK(c.exec("SAVEPOINT publish_item"));
+  auto r = publish_in_tx(c, msg, now);
+  if (!r && !item_level(r.error())) return std::unexpected(r.error());
+  if (!r) {
+    HOOKD_CHECK(c.exec("ROLLBACK TO publish_item"));
+    r = PublishOutcome{PublishOutcome::Kind::kRejected, {}, 0, r.error(), {}};
+  }
+  HOOKD_CHECK(c.exec("RELEASE publish_item"));
+  if (msg.key) {
+    HOOKD_TRY(record, complete_key_in_tx(c, *msg.key, msg.key->render(*r), now));
+    r->key = IdempotencyBegin{IdempotencyBegin::Outcome::kStarted, std::move(record)};
+  }
+  return r;
+}
+
 Result<std::vector<PublishOutcome>> SqliteStore::publish_batch(
     const std::vector<NewMessage>& msgs) {
   return write([&](Connection& c) -> Result<std::vector<PublishOutcome>> {
@@ -148,17 +173,8 @@ Result<std::vector<PublishOutcome>> SqliteStore::publish_batch(
     std::vector<PublishOutcome> out;
     out.reserve(msgs.size());
     for (const auto& msg : msgs) {
-      // A savepoint per item: a rejected item leaves no trace, the others still commit.
-      HOOKD_CHECK(c.exec("SAVEPOINT publish_item"));
-      auto r = publish_in_tx(c, msg, now);
-      if (!r && !item_level(r.error())) return std::unexpected(r.error());
-      if (!r) {
-        HOOKD_CHECK(c.exec("ROLLBACK TO publish_item"));
-        out.push_back(PublishOutcome{PublishOutcome::Kind::kRejected, {}, 0, r.error()});
-      } else {
-        out.push_back(std::move(*r));
-      }
-      HOOKD_CHECK(c.exec("RELEASE publish_item"));
+      HOOKD_TRY(item, publish_item_in_tx(c, msg, now));
+      out.push_back(std::move(item));
     }
     return out;
   });

@@ -98,7 +98,8 @@ class SqliteStore final : public Store {
   Result<int> discard_dead(const std::vector<std::string>& delivery_ids,
                            const AuditEntry& audit) override;
   Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id) override;
-  Result<int> recover(const std::string& endpoint_id, Millis since) override;
+  Result<int> recover(const std::string& endpoint_id, Millis since,
+                      std::optional<Millis> until) override;
 
   // AttemptStore
   Result<Page<Attempt>> list_attempts_by_message(const std::string& msg_id,
@@ -166,6 +167,11 @@ class SqliteStore final : public Store {
 
   // Helpers shared by aggregates (bodies run inside a write transaction).
   Result<PublishOutcome> publish_in_tx(Connection& c, const NewMessage& msg, Millis now);
+  // A publish item with its Idempotency-Key (claim, publish, store the response).
+  Result<PublishOutcome> publish_item_in_tx(Connection& c, const NewMessage& msg, Millis now);
+  Result<IdempotencyBegin> claim_key_in_tx(Connection& c, const PublishKey& key, Millis now);
+  Result<IdempotencyRecord> complete_key_in_tx(Connection& c, const PublishKey& key,
+                                               const StoredResponse& response, Millis now);
   Result<Delivery> record_attempt_in_tx(Connection& c, const AttemptReport& report, Millis now);
   Result<std::vector<Result<Delivery>>> record_attempts_in_tx(
       Connection& c, const std::vector<AttemptReport>& reports, Millis now);

@@ -1,0 +1,70 @@
+// Standard Webhooks with keys of both kinds (a whsec_ <-> whsk_ rotation): v1 and v1a
+// signatures in one header, each verifiable with its own key alone.
+#include <gtest/gtest.h>
+
+#include "hookd/signing.hpp"
+
+namespace hookd {
+namespace {
+
+constexpr const char* kHmacKey = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+constexpr const char* kEdKey = "whsk_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=";
+constexpr std::int64_t kNow = 1'700'000'000;
+
+SchemeOptions options(SchemeKind kind, HeaderNaming naming = HeaderNaming::kWebhook) {
+  SchemeOptions o;
+  o.kind = kind;
+  o.naming = naming;
+  return o;
+}
+
+bool verifies(SchemeKind kind, const std::string& secret, const HttpHeaders& headers,
+              std::string_view body) {
+  const std::vector<std::string> one{secret};
+  auto verifier = Verifier::create(options(kind), one);
+  return verifier.has_value() && verifier->verify(headers, body, kNow).has_value();
+}
+
+TEST(MixedStandardSigning, BothKindsSignInOneHeaderWhateverTheConfiguredKind) {
+  for (SchemeKind kind : {SchemeKind::kStandard, SchemeKind::kStandardEd25519}) {
+    const std::vector<std::string> keys{kEdKey, kHmacKey};
+    auto signer = Signer::create(options(kind), keys);
+    ASSERT_TRUE(signer.has_value()) << signer.error().message;
+    const std::string body = R"({"n":1})";
+    const HttpHeaders headers = signer->sign({"msg_1", kNow, body});
+    int signature_headers = 0;
+    for (const auto& h : headers) signature_headers += h.name == "webhook-signature";
+    EXPECT_EQ(signature_headers, 1);
+    const std::string value(find_header(headers, "webhook-signature").value_or(""));
+    EXPECT_TRUE(value.starts_with("v1,")) << value;
+    EXPECT_NE(value.find(" v1a,"), std::string::npos) << value;
+    EXPECT_TRUE(verifies(SchemeKind::kStandard, kHmacKey, headers, body));
+    EXPECT_TRUE(verifies(SchemeKind::kStandardEd25519, kEdKey, headers, body));
+    EXPECT_FALSE(verifies(SchemeKind::kStandard, kHmacKey, headers, "tampered"));
+  }
+}
+
+TEST(MixedStandardSigning, MixedVerifierAcceptsEitherFamilyAndSvixNames) {
+  const std::vector<std::string> keys{kHmacKey, kEdKey};
+  const std::vector<std::string> hmac_only{kHmacKey};
+  const std::vector<std::string> ed_only{kEdKey};
+  auto mixed = Verifier::create(options(SchemeKind::kStandard), keys);
+  ASSERT_TRUE(mixed.has_value()) << mixed.error().message;
+  for (const auto* one : {&hmac_only, &ed_only}) {
+    const SchemeKind kind = one == &ed_only ? SchemeKind::kStandardEd25519 : SchemeKind::kStandard;
+    auto signer = Signer::create(options(kind, HeaderNaming::kSvix), *one);
+    ASSERT_TRUE(signer.has_value());
+    const HttpHeaders headers = signer->sign({"msg_2", kNow, "{}"});
+    EXPECT_TRUE(find_header(headers, "svix-signature").has_value());
+    EXPECT_TRUE(mixed->verify(headers, "{}", kNow).has_value());
+    auto refused = mixed->verify(headers, "{ }", kNow);
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_EQ(refused.error().reason, VerifyFailure::kNoMatchingSignature);
+  }
+  // A broken key of either kind is still an error.
+  const std::vector<std::string> broken{kHmacKey, "whsk_AQIDBA=="};
+  EXPECT_FALSE(Signer::create(options(SchemeKind::kStandard), broken).has_value());
+}
+
+}  // namespace
+}  // namespace hookd
