@@ -7,8 +7,8 @@
 // failed forwards are retried with the source's RetryPolicy and go `dead` when it gives up
 // (audit log entry in the same transaction, metric, warning) — the inbox's dead-letter list
 // is `status=dead`. Status changes are collected and written, together with the next claim,
-// by ONE store.inbox_round transaction per loop turn (group commit: one fsync for the lot,
-// like the outbound dispatcher's dispatch_round).
+// by ONE store.inbox_round transaction per loop turn (group commit, like the outbound
+// dispatcher's dispatch_round; committed without an fsync of its own, see InboxStore).
 // HTTP completions only append to a mailbox; the forwarder thread alone touches the store,
 // so decisions for one node are serialized. A crash leaves leases that expire; stop() waits
 // for forwards in flight (up to the grace), records them, and releases the rest.
