@@ -132,6 +132,7 @@ class Api::Impl {
   // The inbound inbox (handlers_inbox.cpp).
   Reply list_inbox(Call& call);
   Reply get_inbox(Call& call);
+  Reply replay_inbox(Call& call);
 
   ApiDeps deps_;
   TokenAuth auth_;

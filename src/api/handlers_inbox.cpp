@@ -1,6 +1,7 @@
 // hookd's inbound inbox under /api/v1/hookd/inbox: list events (filters: source, status,
-// entity_key; paginated newest first like the other lists) and show one event with its
-// status history. Read-only; the inbox itself is written by the inbound gateway.
+// entity_key; paginated newest first like the other lists), show one event with its status
+// history, and replay a dead event (back to `received`, audited with actor and reason). The
+// inbox is otherwise written by the inbound gateway.
 #include "api/api_impl.hpp"
 #include "api/json_body.hpp"
 #include "api/serialize.hpp"
@@ -93,6 +94,28 @@ Reply Api::Impl::get_inbox(Call& call) {
     }
   }
   return json_response(200, out.dump());
+}
+
+// POST /api/v1/hookd/inbox/{inbox_id}/replay {"reason": "..."}: a dead event goes back to
+// `received` (attempts reset, due now) and is forwarded again; 409 if it is not dead.
+Reply Api::Impl::replay_inbox(Call& call) {
+  const auto& id = call.param("inbox_id");
+  auto body = body_of(call);
+  if (!body) return std::unexpected(body.error());
+  Fields f(*body);
+  const std::string reason = f.required_string("reason", 1024);
+  if (!f.ok()) return std::unexpected(validation_error(f.errors()));
+  store::AuditEntry audit;
+  audit.actor = call.actor;
+  audit.action = "inbox.replay";
+  audit.target_type = "inbox_event";
+  audit.target_id = id;
+  audit.reason = reason;
+  audit.before = R"({"status":"dead"})";
+  audit.after = R"({"status":"received"})";
+  auto event = deps_.store.inbox_replay_dead(id, audit);
+  if (!event) return std::unexpected(from_store_error(event.error(), "inbox event '" + id + "'"));
+  return json_response(200, inbox_json(*event, false).dump());
 }
 
 }  // namespace hookd::api

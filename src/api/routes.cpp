@@ -71,6 +71,7 @@ void Api::Impl::add_hookd_routes() {
   sync("GET", "/api/v1/hookd/stats", &Impl::batcher_stats);
   sync("GET", "/api/v1/hookd/inbox", &Impl::list_inbox);
   sync("GET", "/api/v1/hookd/inbox/{inbox_id}", &Impl::get_inbox);
+  sync("POST", "/api/v1/hookd/inbox/{inbox_id}/replay", &Impl::replay_inbox);
 }
 
 }  // namespace hookd::api

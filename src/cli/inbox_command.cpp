@@ -98,6 +98,24 @@ int show(store::Store& store, const InboxArgs& args, std::ostream& out, std::ost
   return kExitOk;
 }
 
+int replay(store::Store& store, const InboxArgs& args, std::ostream& out, std::ostream& err) {
+  store::AuditEntry audit;
+  audit.actor = args.actor;
+  audit.action = "inbox.replay";
+  audit.target_type = "inbox_event";
+  audit.target_id = args.id;
+  audit.reason = args.reason;
+  audit.before = R"({"status":"dead"})";
+  audit.after = R"({"status":"received"})";
+  auto event = store.inbox_replay_dead(args.id, audit);
+  if (!event) {
+    err << "hookd inbox replay: " << event.error().message << '\n';
+    return kExitInvalid;
+  }
+  out << event_json(*event).dump(2) << '\n';
+  return kExitOk;
+}
+
 }  // namespace
 
 CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args) {
@@ -116,6 +134,12 @@ CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args) {
   args.show = inbox->add_subcommand("show", "Show one inbound event with its status history");
   add_config_flags(*args.show, args.config);
   args.show->add_option("id", args.id, "the inbox id (inb_...)")->required();
+  args.replay = inbox->add_subcommand(
+      "replay", "Put a dead inbound event back in the queue (forwarded again; audited)");
+  add_config_flags(*args.replay, args.config);
+  args.replay->add_option("id", args.id, "the inbox id (inb_...)")->required();
+  args.replay->add_option("--reason", args.reason, "why (kept in the audit log)")->required();
+  args.replay->add_option("--actor", args.actor, "who (audit log; default: cli)");
   return inbox;
 }
 
@@ -130,6 +154,7 @@ int run_inbox(const InboxArgs& args, std::ostream& out, std::ostream& err) {
     return kExitInvalid;
   }
   if (args.show != nullptr && args.show->parsed()) return show(**store, args, out, err);
+  if (args.replay != nullptr && args.replay->parsed()) return replay(**store, args, out, err);
   return list(**store, args, out, err);
 }
 

@@ -2,8 +2,10 @@
 // (no running daemon or API token needed; SQLite readers do not block the daemon).
 //   hookd inbox list [--source S] [--status X] [--entity-key K] [--limit N] [--json]
 //   hookd inbox show <inbox id> — the event, its payload and its status history, as JSON.
-// Exit 0 on success, 1 when the database cannot be read or the event does not exist, 2 for
-// bad flags or configuration.
+//   hookd inbox replay <inbox id> --reason R [--actor A] — a dead event goes back to
+//   `received` (forwarded again at the forwarder's next poll), audited (`inbox.replay`).
+// Exit 0 on success, 1 when the database cannot be read or written, the event does not exist
+// or is not dead (replay), 2 for bad flags or configuration.
 // Thread-safety: call from main only.
 #pragma once
 
@@ -26,9 +28,12 @@ struct InboxArgs {
   std::optional<std::string> entity_key;
   int limit = 50;
   bool json = false;
-  std::string id;  // show
+  std::string id;             // show, replay
+  std::string reason;         // replay
+  std::string actor = "cli";  // replay
   CLI::App* list = nullptr;
   CLI::App* show = nullptr;
+  CLI::App* replay = nullptr;
 };
 
 CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args);

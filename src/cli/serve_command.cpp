@@ -7,6 +7,7 @@
 #include "app/api_token.hpp"
 #include "app/app.hpp"
 #include "app/files.hpp"
+#include "app/malloc_tuning.hpp"
 #include "app/shutdown_signals.hpp"
 #include "cli/exit_codes.hpp"
 
@@ -80,6 +81,7 @@ int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   auto config = load_config(args.config, "serve", err);
   if (!config) return kExitUsage;
   if (auto token = app::ensure_api_token(*config)) print_generated_token(out, *token);
+  app::keep_freed_memory();
   // Before any thread starts, so every thread inherits the blocked SIGINT/SIGTERM.
   app::ShutdownSignals signals;
   auto app = app::App::create(std::move(*config));

@@ -86,8 +86,8 @@ void Forwarder::run() {
       stopping = stopping_;
     }
     for (auto& d : done) record(std::move(d));
-    flush();
     if (stopping) {
+      round(0);
       const auto now = std::chrono::steady_clock::now();
       if (!stop_deadline) stop_deadline = now + options_.stop_grace;
       if (in_flight_ == 0 || now >= *stop_deadline) break;
@@ -95,8 +95,11 @@ void Forwarder::run() {
       cv_.wait_for(lock, std::chrono::milliseconds(50), [this] { return !mailbox_.empty(); });
       continue;
     }
-    const bool more = claim_and_process();
-    flush();
+    const int capacity = std::min(options_.max_in_flight - in_flight_, options_.claim_batch);
+    const bool more = round(std::max(capacity, 0));
+    // Decisions taken on the events just claimed (stale, parked, ...) are written by the
+    // next round, which also claims again: no waiting while there is something to write.
+    if (!pending_.empty()) continue;
     std::unique_lock lock(mu_);
     if (more && in_flight_ < options_.max_in_flight) continue;
     cv_.wait_for(lock, options_.poll_interval,
@@ -109,23 +112,6 @@ void Forwarder::run() {
     if (deps_.logger)
       deps_.logger->warn("forwarder.release_failed", {{"error", released.error().message}});
   }
-}
-
-bool Forwarder::claim_and_process() {
-  const int capacity = options_.max_in_flight - in_flight_;
-  if (capacity <= 0) return false;
-  store::InboxClaimRequest req;
-  req.lease_owner = options_.lease_owner;
-  req.lease_ms = options_.lease.count();
-  req.limit = std::min(capacity, options_.claim_batch);
-  auto claimed = deps_.store.inbox_claim(req);
-  if (!claimed) {
-    if (deps_.logger)
-      deps_.logger->warn("forwarder.claim_failed", {{"error", claimed.error().message}});
-    return false;
-  }
-  for (auto& e : *claimed) process(std::move(e));
-  return static_cast<int>(claimed->size()) == req.limit;
 }
 
 DecisionInput Forwarder::decision_input(const Source& source, const store::InboxEvent& event) {

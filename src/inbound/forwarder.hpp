@@ -3,11 +3,12 @@
 // lease), decides per event with decide() (park / superseded / stale / duplicate business key /
 // forward), and forwards through the outbound HttpSender (the shared libcurl client: one
 // request per attempt, never a silent resend), signed with Standard Webhooks and carrying
-// Idempotency-Key. Each outcome is recorded with inbox_update_status (status + history +
-// entity state in one transaction); failed forwards are retried with the source's
-// RetryPolicy and go `dead` when it gives up (audit log entry, metric, warning) — the inbox's
-// dead-letter list is `status=dead`. Status changes are collected and written with one
-// inbox_update_status_batch transaction per loop turn (group commit: one fsync for many).
+// Idempotency-Key. Each outcome is a status change (status + history + entity state);
+// failed forwards are retried with the source's RetryPolicy and go `dead` when it gives up
+// (audit log entry in the same transaction, metric, warning) — the inbox's dead-letter list
+// is `status=dead`. Status changes are collected and written, together with the next claim,
+// by ONE store.inbox_round transaction per loop turn (group commit, like the outbound
+// dispatcher's dispatch_round; committed without an fsync of its own, see InboxStore).
 // HTTP completions only append to a mailbox; the forwarder thread alone touches the store,
 // so decisions for one node are serialized. A crash leaves leases that expire; stop() waits
 // for forwards in flight (up to the grace), records them, and releases the rest.
@@ -75,7 +76,12 @@ class Forwarder {
   };
 
   void run();
-  bool claim_and_process();  // true when a full batch was claimed (more may be due)
+  // One store round trip: writes the queued status changes, claims up to `claim_limit` due
+  // events and processes them. True when a full batch was claimed (more may be due).
+  bool round(int claim_limit);
+  struct Pending;
+  void report(const std::vector<Pending>& written,
+              const std::vector<Result<store::InboxEvent>>& results);
   void process(store::InboxEvent event);
   DecisionInput decision_input(const Source& source, const store::InboxEvent& event);
   void settle(const Source& source, const store::InboxEvent& event, const DecisionResult& result,
@@ -84,11 +90,8 @@ class Forwarder {
   void send(const Source& source, store::InboxEvent event, DecisionInput input);
   void record(Completed done);
   void mark_dead(const store::InboxEvent& event, const std::string& reason);
-  // Queues a status change; flush() writes every queued one in one transaction.
+  // Queues a status change; the next round() writes every queued one in one transaction.
   void update(store::InboxStatusUpdate u, std::string_view source, std::string_view outcome);
-  void flush();
-  struct Pending;
-  void audit_dead(const Pending& p);
   std::int64_t now_ms();
 
   const ForwarderOptions options_;

@@ -1,5 +1,6 @@
 // The forwarder's recording half: what one forward attempt's result means for the event
-// (processed + entity state, retry later, dead), written in one store transaction each.
+// (processed + entity state, retry later, dead), and the round that writes the queued status
+// changes together with the next claim (one store transaction per loop turn).
 #include <fmt/format.h>
 
 #include "inbound/forwarder.hpp"
@@ -55,6 +56,15 @@ void Forwarder::mark_dead(const store::InboxEvent& event, const std::string& rea
   u.note = "dead: " + reason;
   u.error = reason;
   u.count_attempt = true;
+  store::AuditEntry audit;  // written in the status change's own transaction
+  audit.actor = "hookd";
+  audit.action = "inbox.dead";
+  audit.target_type = "inbox_event";
+  audit.target_id = event.id;
+  audit.reason = reason;
+  audit.before = R"({"status":"processing"})";
+  audit.after = R"({"status":"dead"})";
+  u.audit = std::move(audit);
   pending_.push_back(Pending{std::move(u), event.source, "dead", event.event_id});
 }
 
@@ -63,57 +73,53 @@ void Forwarder::update(store::InboxStatusUpdate u, std::string_view source,
   pending_.push_back(Pending{std::move(u), std::string(source), std::string(outcome), ""});
 }
 
-// Writes the queued status changes in one transaction. A failed item (its lease expired and
-// another claim owns it) or a failed batch (the store is down) leaves those events open: they
-// are forwarded or decided again later — at least once, deduplicated by the app.
-void Forwarder::flush() {
-  if (pending_.empty()) return;
-  std::vector<store::InboxStatusUpdate> updates;
-  updates.reserve(pending_.size());
-  for (const auto& p : pending_) updates.push_back(p.update);
-  auto results = deps_.store.inbox_update_status_batch(updates);
-  std::vector<Pending> pending;
-  pending.swap(pending_);
-  settling_.clear();
-  if (!results) {
+// Writes the queued status changes and claims new work in one transaction. A failed item (its
+// lease expired and another claim owns it) or a failed round (the store is down) leaves those
+// events open: they are forwarded or decided again later — at least once, deduplicated by the
+// app.
+bool Forwarder::round(int claim_limit) {
+  if (pending_.empty() && claim_limit <= 0) return false;
+  store::InboxRound r;
+  r.lease_owner = options_.lease_owner;
+  r.lease_ms = options_.lease.count();
+  r.claim_limit = claim_limit;
+  std::vector<Pending> written;
+  written.swap(pending_);
+  r.updates.reserve(written.size());
+  for (const auto& p : written) r.updates.push_back(p.update);
+  auto result = deps_.store.inbox_round(r);
+  settling_.clear();  // committed (or lost with the round): no longer "in this batch"
+  if (!result) {
     if (deps_.logger) {
-      deps_.logger->warn("forwarder.record_failed",
-                         {{"events", pending.size()}, {"error", results.error().message}});
+      deps_.logger->warn("forwarder.round_failed",
+                         {{"events", written.size()}, {"error", result.error().message}});
     }
-    return;
+    return false;
   }
-  for (std::size_t i = 0; i < pending.size() && i < results->size(); ++i) {
-    const auto& p = pending[i];
-    if (!(*results)[i]) {
+  report(written, result->updated);
+  const bool full = claim_limit > 0 && static_cast<int>(result->claimed.size()) == claim_limit;
+  for (auto& e : result->claimed) process(std::move(e));
+  return full;
+}
+
+void Forwarder::report(const std::vector<Pending>& written,
+                       const std::vector<Result<store::InboxEvent>>& results) {
+  for (std::size_t i = 0; i < written.size() && i < results.size(); ++i) {
+    const auto& p = written[i];
+    if (!results[i]) {
       if (deps_.logger) {
         deps_.logger->warn("forwarder.record_failed",
-                           {{"inbox_id", p.update.id}, {"error", (*results)[i].error().message}});
+                           {{"inbox_id", p.update.id}, {"error", results[i].error().message}});
       }
       continue;
     }
     if (deps_.metrics && !p.outcome.empty()) deps_.metrics->forward(p.source, p.outcome);
-    if (p.update.to == store::InboxStatus::kDead) audit_dead(p);
-  }
-}
-
-void Forwarder::audit_dead(const Pending& p) {
-  const std::string reason = p.update.error.value_or("");
-  store::AuditEntry audit;
-  audit.actor = "hookd";
-  audit.action = "inbox.dead";
-  audit.target_type = "inbox_event";
-  audit.target_id = p.update.id;
-  audit.reason = reason;
-  audit.before = R"({"status":"processing"})";
-  audit.after = R"({"status":"dead"})";
-  if (auto a = deps_.store.append_audit(std::move(audit)); !a && deps_.logger) {
-    deps_.logger->warn("forwarder.audit_failed", {{"error", a.error().message}});
-  }
-  if (deps_.logger) {
-    deps_.logger->warn("inbound.dead", {{"source", p.source},
-                                        {"event_id", p.event_id},
-                                        {"inbox_id", p.update.id},
-                                        {"reason", reason}});
+    if (p.update.to == store::InboxStatus::kDead && deps_.logger) {
+      deps_.logger->warn("inbound.dead", {{"source", p.source},
+                                          {"event_id", p.event_id},
+                                          {"inbox_id", p.update.id},
+                                          {"reason", p.update.error.value_or("")}});
+    }
   }
 }
 

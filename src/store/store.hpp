@@ -283,6 +283,24 @@ struct InboxStatusUpdate {
   std::optional<std::string> error;
   bool count_attempt = false;         // increments attempts
   std::optional<InboxEntity> entity;  // upserted in the same transaction
+  // Appended to the audit log in the same transaction when the change is made (e.g. the
+  // `inbox.dead` entry), so a crash cannot keep the status without its audit row.
+  std::optional<AuditEntry> audit;
+};
+
+// One round trip of a forwarder (see InboxStore::inbox_round): the status changes it
+// finished, and how much new work it wants.
+struct InboxRound {
+  std::vector<InboxStatusUpdate> updates;
+  std::string lease_owner;  // of the claim
+  Millis lease_ms = 30'000;
+  int claim_limit = 0;  // 0 = claim nothing
+  std::optional<std::string> source;
+};
+
+struct InboxRoundResult {
+  std::vector<Result<InboxEvent>> updated;  // one per update, as inbox_update_status_batch
+  std::vector<InboxEvent> claimed;          // as inbox_claim
 };
 
 struct InboxFilter {
@@ -316,6 +334,16 @@ class InboxStore {
   // whole batch and nothing is kept.
   virtual Result<std::vector<Result<InboxEvent>>> inbox_update_status_batch(
       const std::vector<InboxStatusUpdate>& updates) = 0;
+  // The forwarder's round trip: inbox_update_status_batch(updates), then inbox_claim(
+  // claim_limit), in ONE transaction (one commit for the lot). Items fail independently as in
+  // the batch; a storage failure fails the round and nothing is kept. The commit need not
+  // wait for its own fsync: losing a round to a power failure only repeats forwards (at
+  // least once), and it is made durable by the next durable commit (the log is sequential).
+  virtual Result<InboxRoundResult> inbox_round(const InboxRound& round) = 0;
+  // Operator replay of a dead event: back to `received` (attempts reset, last error cleared,
+  // due now), with a history row (note: "replayed: <audit reason>") and the audit entry, in
+  // one transaction. kNotFound when absent, kConflict when the event is not dead.
+  virtual Result<InboxEvent> inbox_replay_dead(const std::string& id, const AuditEntry& audit) = 0;
   // True when an event of `source` with this business key was processed (forwarded and
   // accepted by the app) — the business-key guard.
   virtual Result<bool> inbox_business_key_processed(const std::string& source,

@@ -158,20 +158,22 @@ Result<Page<InboxEvent>> PgStore::inbox_list(const InboxFilter& filter, const Pa
   });
 }
 
+Result<std::vector<InboxEvent>> PgStore::inbox_claim_in_tx(PgConnection& c,
+                                                           const InboxClaimRequest& req,
+                                                           Millis now) {
+  HOOKD_TRY(rows, c.query(fmt::format(kClaimSql, qualify(kInboxColumns, "inbox")),
+                          Params().add_all(req.lease_owner, now + req.lease_ms, now,
+                                           std::max(req.limit, 0), req.source)));
+  auto out = collect<InboxEvent>(rows, read_inbox);
+  std::sort(out.begin(), out.end(), [](const InboxEvent& a, const InboxEvent& b) {
+    return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
+  });
+  return out;
+}
+
 Result<std::vector<InboxEvent>> PgStore::inbox_claim(const InboxClaimRequest& req) {
-  return write(
-      [&](PgConnection& c) -> Result<std::vector<InboxEvent>> {
-        const Millis now = clock_.now_ms();
-        HOOKD_TRY(rows, c.query(fmt::format(kClaimSql, qualify(kInboxColumns, "inbox")),
-                                Params().add_all(req.lease_owner, now + req.lease_ms, now,
-                                                 std::max(req.limit, 0), req.source)));
-        auto out = collect<InboxEvent>(rows, read_inbox);
-        std::sort(out.begin(), out.end(), [](const InboxEvent& a, const InboxEvent& b) {
-          return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
-        });
-        return out;
-      },
-      /*durable=*/false);  // a lease lost in a database crash: the row is claimable again
+  return write([&](PgConnection& c) { return inbox_claim_in_tx(c, req, clock_.now_ms()); },
+               /*durable=*/false);  // a lease lost in a database crash: the row is claimable again
 }
 
 Result<InboxEvent> PgStore::inbox_update_in_tx(PgConnection& c, const InboxStatusUpdate& u,
@@ -183,6 +185,7 @@ Result<InboxEvent> PgStore::inbox_update_in_tx(PgConnection& c, const InboxStatu
   InboxEvent ev = read_inbox(Row{rows, 0});
   HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
   if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
+  if (u.audit) HOOKD_CHECK(append_audit_in_tx(c, *u.audit, now));
   if (settles(u.to)) {
     HOOKD_CHECK(c.query(kReleaseDependentsSql, Params().add_all(now, ev.source, ev.event_id)));
   }
@@ -197,19 +200,22 @@ Result<InboxEvent> PgStore::inbox_update_status(const InboxStatusUpdate& u) {
 
 // One transaction for the lot; a lost lease fails only its own item (kConflict), any other
 // error fails the batch (the transaction rolls back, nothing is kept).
+Result<std::vector<Result<InboxEvent>>> PgStore::inbox_update_batch_in_tx(
+    PgConnection& c, const std::vector<InboxStatusUpdate>& updates, Millis now) {
+  std::vector<Result<InboxEvent>> out;
+  out.reserve(updates.size());
+  for (const auto& u : updates) {
+    auto r = inbox_update_in_tx(c, u, now);
+    if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 Result<std::vector<Result<InboxEvent>>> PgStore::inbox_update_status_batch(
     const std::vector<InboxStatusUpdate>& updates) {
-  return write([&](PgConnection& c) -> Result<std::vector<Result<InboxEvent>>> {
-    const Millis now = clock_.now_ms();
-    std::vector<Result<InboxEvent>> out;
-    out.reserve(updates.size());
-    for (const auto& u : updates) {
-      auto r = inbox_update_in_tx(c, u, now);
-      if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
-      out.push_back(std::move(r));
-    }
-    return out;
-  });
+  return write(
+      [&](PgConnection& c) { return inbox_update_batch_in_tx(c, updates, clock_.now_ms()); });
 }
 
 Result<bool> PgStore::inbox_business_key_processed(const std::string& source,

@@ -204,6 +204,12 @@ constexpr std::string_view kV2 = R"sql(
 CREATE INDEX inbox_by_business_key ON inbox(source, business_key) WHERE business_key IS NOT NULL;
 )sql";
 
+// Version 3: settling an inbound event releases the parked events that depend on it; this
+// index lets that look at the source's parked rows only, not at every open row (a backlog).
+constexpr std::string_view kV3 = R"sql(
+CREATE INDEX inbox_parked ON inbox(source) WHERE status = 'parked';
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -221,6 +227,7 @@ const std::vector<PgMigration>& pg_migrations() {
   static const std::vector<PgMigration> kAll = {
       {1, "initial schema", kV1},
       {2, "inbox business key index", kV2},
+      {3, "inbox parked index", kV3},
   };
   return kAll;
 }

@@ -113,6 +113,8 @@ class PgStore final : public Store {
   Result<InboxEvent> inbox_update_status(const InboxStatusUpdate& update) override;
   Result<std::vector<Result<InboxEvent>>> inbox_update_status_batch(
       const std::vector<InboxStatusUpdate>& updates) override;
+  Result<InboxRoundResult> inbox_round(const InboxRound& round) override;
+  Result<InboxEvent> inbox_replay_dead(const std::string& id, const AuditEntry& audit) override;
   Result<bool> inbox_business_key_processed(const std::string& source,
                                             const std::string& business_key) override;
   Result<int> inbox_release_leases(const std::string& lease_owner) override;
@@ -172,6 +174,10 @@ class PgStore final : public Store {
                                          const std::string& endpoint_id, Millis now);
   Result<InboxInsertOutcome> inbox_insert_in_tx(PgConnection& c, InboxEvent& ev, Millis now);
   Result<InboxEvent> inbox_update_in_tx(PgConnection& c, const InboxStatusUpdate& u, Millis now);
+  Result<std::vector<Result<InboxEvent>>> inbox_update_batch_in_tx(
+      PgConnection& c, const std::vector<InboxStatusUpdate>& updates, Millis now);
+  Result<std::vector<InboxEvent>> inbox_claim_in_tx(PgConnection& c, const InboxClaimRequest& req,
+                                                    Millis now);
   Result<std::vector<Delivery>> claim_in_tx(PgConnection& c, const ClaimRequest& req, Millis now);
   Result<std::vector<Result<Delivery>>> record_attempts_in_tx(
       PgConnection& c, const std::vector<AttemptReport>& reports, Millis now);

@@ -45,13 +45,12 @@ RETURNING {})sql";
 
 #undef HOOKD_INBOX_OPEN
 
-// Parked events of the source that wait for `event_id` become due now. The repeated open-status
-// term lets SQLite use the partial index inbox_open (source first) instead of scanning every
-// row of the source: this runs after every settled event.
+// Parked events of the source that wait for `event_id` become due now. This runs after every
+// settled event, so it reads the source's parked rows only (partial index inbox_parked), not
+// every open row: with a backlog of received events that scan was quadratic.
 constexpr std::string_view kReleaseDependentsSql = R"sql(
-UPDATE inbox SET next_attempt_at = ?1
-WHERE source = ?2 AND status IN ('received', 'processing', 'retry', 'parked')
-  AND status = 'parked' AND next_attempt_at > ?1
+UPDATE inbox INDEXED BY inbox_parked SET next_attempt_at = ?1
+WHERE source = ?2 AND status = 'parked' AND next_attempt_at > ?1
   AND EXISTS (SELECT 1 FROM json_each(inbox.depends_on) d WHERE d.value = ?3))sql";
 
 bool settles(InboxStatus s) {
@@ -85,8 +84,11 @@ Result<InboxEvent> load_inbox(Connection& c, std::string_view where, const std::
   return single<InboxEvent>(q, read_inbox, "inbox event");
 }
 
+}  // namespace
+
 // One status change inside the caller's transaction (see InboxStore::inbox_update_status).
-Result<InboxEvent> update_in_tx(Connection& c, const InboxStatusUpdate& u, Millis now) {
+Result<InboxEvent> SqliteStore::inbox_update_in_tx(Connection& c, const InboxStatusUpdate& u,
+                                                   Millis now) {
   HOOKD_TRY(up, c.prepare(fmt::format(kUpdateSql, kInboxColumns)));
   up.bind_all(to_string(u.to), u.count_attempt ? 1 : 0, u.next_attempt_at, u.error, now, u.id,
               u.lease_owner);
@@ -96,14 +98,13 @@ Result<InboxEvent> update_in_tx(Connection& c, const InboxStatusUpdate& u, Milli
   HOOKD_CHECK(up.run());
   HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
   if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
+  if (u.audit) HOOKD_CHECK(append_audit_in_tx(c, *u.audit, now));
   if (settles(u.to)) {
     HOOKD_TRY(release, c.prepare(kReleaseDependentsSql));
     HOOKD_CHECK(release.bind_all(now, ev.source, ev.event_id).run());
   }
   return ev;
 }
-
-}  // namespace
 
 Result<InboxInsertOutcome> SqliteStore::inbox_insert_in_tx(Connection& c, InboxEvent& ev,
                                                            Millis now) {
@@ -172,36 +173,42 @@ Result<Page<InboxEvent>> SqliteStore::inbox_list(const InboxFilter& filter,
   });
 }
 
-Result<std::vector<InboxEvent>> SqliteStore::inbox_claim(const InboxClaimRequest& req) {
-  return write([&](Connection& c) -> Result<std::vector<InboxEvent>> {
-    const Millis now = clock_.now_ms();
-    HOOKD_TRY(q, c.prepare(fmt::format(kClaimSql, kInboxColumns)));
-    q.bind_all(req.lease_owner, now + req.lease_ms, now, std::max(req.limit, 0), req.source);
-    HOOKD_TRY(rows, collect<InboxEvent>(q, read_inbox));
-    std::sort(rows.begin(), rows.end(), [](const InboxEvent& a, const InboxEvent& b) {
-      return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
-    });
-    return std::move(rows);
+Result<std::vector<InboxEvent>> SqliteStore::inbox_claim_in_tx(Connection& c,
+                                                               const InboxClaimRequest& req,
+                                                               Millis now) {
+  HOOKD_TRY(q, c.prepare(fmt::format(kClaimSql, kInboxColumns)));
+  q.bind_all(req.lease_owner, now + req.lease_ms, now, std::max(req.limit, 0), req.source);
+  HOOKD_TRY(rows, collect<InboxEvent>(q, read_inbox));
+  std::sort(rows.begin(), rows.end(), [](const InboxEvent& a, const InboxEvent& b) {
+    return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
   });
+  return std::move(rows);
+}
+
+Result<std::vector<InboxEvent>> SqliteStore::inbox_claim(const InboxClaimRequest& req) {
+  return write([&](Connection& c) { return inbox_claim_in_tx(c, req, clock_.now_ms()); });
 }
 
 Result<InboxEvent> SqliteStore::inbox_update_status(const InboxStatusUpdate& u) {
-  return write([&](Connection& c) { return update_in_tx(c, u, clock_.now_ms()); });
+  return write([&](Connection& c) { return inbox_update_in_tx(c, u, clock_.now_ms()); });
+}
+
+Result<std::vector<Result<InboxEvent>>> SqliteStore::inbox_update_batch_in_tx(
+    Connection& c, const std::vector<InboxStatusUpdate>& updates, Millis now) {
+  std::vector<Result<InboxEvent>> out;
+  out.reserve(updates.size());
+  for (const auto& u : updates) {
+    auto r = inbox_update_in_tx(c, u, now);
+    if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 Result<std::vector<Result<InboxEvent>>> SqliteStore::inbox_update_status_batch(
     const std::vector<InboxStatusUpdate>& updates) {
-  return write([&](Connection& c) -> Result<std::vector<Result<InboxEvent>>> {
-    const Millis now = clock_.now_ms();
-    std::vector<Result<InboxEvent>> out;
-    out.reserve(updates.size());
-    for (const auto& u : updates) {
-      auto r = update_in_tx(c, u, now);
-      if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
-      out.push_back(std::move(r));
-    }
-    return out;
-  });
+  return write(
+      [&](Connection& c) { return inbox_update_batch_in_tx(c, updates, clock_.now_ms()); });
 }
 
 Result<bool> SqliteStore::inbox_business_key_processed(const std::string& source,

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "store/sqlite/migrations.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
@@ -37,6 +40,11 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(const SqliteOptions& opti
   auto store = std::unique_ptr<SqliteStore>(
       new SqliteStore(clock, ids, std::move(writer), std::move(readers)));
   store->checkpointer_ = std::move(checkpointer);
+  std::string mode = options.synchronous;
+  std::ranges::transform(mode, mode.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (!in_memory && (mode == "FULL" || mode == "EXTRA" || mode == "2" || mode == "3")) {
+    store->restore_synchronous_ = "PRAGMA synchronous=" + mode;
+  }
   return store;
 }
 

@@ -117,6 +117,8 @@ class SqliteStore final : public Store {
   Result<InboxEvent> inbox_update_status(const InboxStatusUpdate& update) override;
   Result<std::vector<Result<InboxEvent>>> inbox_update_status_batch(
       const std::vector<InboxStatusUpdate>& updates) override;
+  Result<InboxRoundResult> inbox_round(const InboxRound& round) override;
+  Result<InboxEvent> inbox_replay_dead(const std::string& id, const AuditEntry& audit) override;
   Result<bool> inbox_business_key_processed(const std::string& source,
                                             const std::string& business_key) override;
   Result<int> inbox_release_leases(const std::string& lease_owner) override;
@@ -149,6 +151,28 @@ class SqliteStore final : public Store {
     return writer_->transaction([&] { return body(*writer_); });
   }
 
+  // As write(), but this one commit does not wait for the fsync (synchronous=NORMAL for the
+  // transaction) when the store runs with FULL/EXTRA. Only for bookkeeping whose loss on a
+  // power failure merely repeats work: the forwarder's round (at least once; the app dedups
+  // by Idempotency-Key). In WAL mode what a power failure can lose is a suffix of the log:
+  // the next durable commit (an inbox insert) or checkpoint syncs every frame before it, so
+  // an acknowledged event is never lost and the state stays a consistent earlier one.
+  template <class F>
+  auto write_relaxed(F&& body) -> decltype(body(std::declval<Connection&>())) {
+    std::lock_guard lock(writer_mu_);
+    if (restore_synchronous_.empty()) return writer_->transaction([&] { return body(*writer_); });
+    if (auto s = writer_->exec("PRAGMA synchronous=NORMAL"); !s) {
+      return writer_->transaction([&] { return body(*writer_); });  // stays durable
+    }
+    auto r = writer_->transaction([&] { return body(*writer_); });
+    if (auto s = writer_->exec(restore_synchronous_); !s) {
+      // Rare (the pragma only sets a flag); retried by the next relaxed write, which also
+      // restores. Until then commits are NORMAL, so say so loudly in the result instead.
+      if (r) return std::unexpected(s.error());
+    }
+    return r;
+  }
+
   // Runs `body(conn)` on a reader connection (or the writer when there are none).
   template <class F>
   auto read(F&& body) -> decltype(body(std::declval<Connection&>())) {
@@ -164,6 +188,10 @@ class SqliteStore final : public Store {
 
   Connection* acquire_reader();
   void release_reader(Connection* conn);
+
+  // "PRAGMA synchronous=<configured>" when relaxed writes must restore FULL/EXTRA; empty when
+  // the store already runs with NORMAL (or in memory), so write_relaxed() is write().
+  std::string restore_synchronous_;
 
   // Helpers shared by aggregates (bodies run inside a write transaction).
   Result<PublishOutcome> publish_in_tx(Connection& c, const NewMessage& msg, Millis now);
@@ -183,6 +211,11 @@ class SqliteStore final : public Store {
   Result<Delivery> insert_delivery_in_tx(Connection& c, const Message& msg,
                                          const std::string& endpoint_id, Millis now);
   Result<InboxInsertOutcome> inbox_insert_in_tx(Connection& c, InboxEvent& ev, Millis now);
+  Result<InboxEvent> inbox_update_in_tx(Connection& c, const InboxStatusUpdate& u, Millis now);
+  Result<std::vector<Result<InboxEvent>>> inbox_update_batch_in_tx(
+      Connection& c, const std::vector<InboxStatusUpdate>& updates, Millis now);
+  Result<std::vector<InboxEvent>> inbox_claim_in_tx(Connection& c, const InboxClaimRequest& req,
+                                                    Millis now);
 
   Clock& clock_;
   IdGenerator& ids_;
