@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "hookd/ids.hpp"
+#include "store/inbox_round_steps.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
@@ -198,18 +199,10 @@ Result<InboxEvent> PgStore::inbox_update_status(const InboxStatusUpdate& u) {
   });
 }
 
-// One transaction for the lot; a lost lease fails only its own item (kConflict), any other
-// error fails the batch (the transaction rolls back, nothing is kept).
 Result<std::vector<Result<InboxEvent>>> PgStore::inbox_update_batch_in_tx(
     PgConnection& c, const std::vector<InboxStatusUpdate>& updates, Millis now) {
-  std::vector<Result<InboxEvent>> out;
-  out.reserve(updates.size());
-  for (const auto& u : updates) {
-    auto r = inbox_update_in_tx(c, u, now);
-    if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
-    out.push_back(std::move(r));
-  }
-  return out;
+  return update_each_inbox_event(
+      updates, [&](const InboxStatusUpdate& u) { return inbox_update_in_tx(c, u, now); });
 }
 
 Result<std::vector<Result<InboxEvent>>> PgStore::inbox_update_status_batch(

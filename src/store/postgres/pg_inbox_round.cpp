@@ -3,6 +3,7 @@
 // dead inbox event.
 #include <fmt/format.h>
 
+#include "store/inbox_round_steps.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
 #include "store/postgres/pg_try.hpp"
@@ -15,18 +16,11 @@ Result<InboxRoundResult> PgStore::inbox_round(const InboxRound& round) {
   // forwarded again: at least once, deduplicated by the app's Idempotency-Key), and the WAL
   // being sequential, the next durable commit (an inbox insert) flushes it anyway.
   return write(
-      [&](PgConnection& c) -> Result<InboxRoundResult> {
+      [&](PgConnection& c) {
         const Millis now = clock_.now_ms();
-        InboxRoundResult out;
-        if (!round.updates.empty()) {
-          HOOKD_TRY(updated, inbox_update_batch_in_tx(c, round.updates, now));
-          out.updated = std::move(updated);
-        }
-        if (round.claim_limit <= 0) return out;
-        InboxClaimRequest claim{round.lease_owner, round.lease_ms, round.claim_limit, round.source};
-        HOOKD_TRY(claimed, inbox_claim_in_tx(c, claim, now));
-        out.claimed = std::move(claimed);
-        return out;
+        return run_inbox_round(
+            round, [&](const auto& updates) { return inbox_update_batch_in_tx(c, updates, now); },
+            [&](const InboxClaimRequest& claim) { return inbox_claim_in_tx(c, claim, now); });
       },
       /*durable=*/false);
 }

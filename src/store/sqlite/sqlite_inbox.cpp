@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "hookd/ids.hpp"
+#include "store/inbox_round_steps.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -195,14 +196,8 @@ Result<InboxEvent> SqliteStore::inbox_update_status(const InboxStatusUpdate& u) 
 
 Result<std::vector<Result<InboxEvent>>> SqliteStore::inbox_update_batch_in_tx(
     Connection& c, const std::vector<InboxStatusUpdate>& updates, Millis now) {
-  std::vector<Result<InboxEvent>> out;
-  out.reserve(updates.size());
-  for (const auto& u : updates) {
-    auto r = inbox_update_in_tx(c, u, now);
-    if (!r && r.error().code != ErrorCode::kConflict) return std::unexpected(r.error());
-    out.push_back(std::move(r));
-  }
-  return out;
+  return update_each_inbox_event(
+      updates, [&](const InboxStatusUpdate& u) { return inbox_update_in_tx(c, u, now); });
 }
 
 Result<std::vector<Result<InboxEvent>>> SqliteStore::inbox_update_status_batch(

@@ -3,6 +3,7 @@
 // of a dead inbox event.
 #include <fmt/format.h>
 
+#include "store/inbox_round_steps.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 #include "store/sqlite/try.hpp"
@@ -10,18 +11,11 @@
 namespace hookd::store::sqlite {
 
 Result<InboxRoundResult> SqliteStore::inbox_round(const InboxRound& round) {
-  return write_relaxed([&](Connection& c) -> Result<InboxRoundResult> {
+  return write_relaxed([&](Connection& c) {
     const Millis now = clock_.now_ms();
-    InboxRoundResult out;
-    if (!round.updates.empty()) {
-      HOOKD_TRY(updated, inbox_update_batch_in_tx(c, round.updates, now));
-      out.updated = std::move(updated);
-    }
-    if (round.claim_limit <= 0) return out;
-    InboxClaimRequest claim{round.lease_owner, round.lease_ms, round.claim_limit, round.source};
-    HOOKD_TRY(claimed, inbox_claim_in_tx(c, claim, now));
-    out.claimed = std::move(claimed);
-    return out;
+    return run_inbox_round(
+        round, [&](const auto& updates) { return inbox_update_batch_in_tx(c, updates, now); },
+        [&](const InboxClaimRequest& claim) { return inbox_claim_in_tx(c, claim, now); });
   });
 }
 
