@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace hookd::e2e {
 
@@ -38,41 +39,42 @@ inline std::string pg_shared_url() {
   return file ? read_first_line(file) : std::string();
 }
 
-inline bool pg_exec(const std::string& url, const std::string& sql) {
+// Runs `sql` on its own connection and hands the result to `on_result` (not called when the
+// connection fails); returns what `on_result` returns, or `on_error` without a connection.
+template <class T, class F>
+T pg_with_result(const std::string& url, const std::string& sql, T on_error, F&& on_result) {
   PGconn* conn = PQconnectdb(url.c_str());
-  bool ok = PQstatus(conn) == CONNECTION_OK;
-  if (ok) {
+  T out = std::move(on_error);
+  if (PQstatus(conn) == CONNECTION_OK) {
     PQsetNoticeProcessor(
         conn, [](void*, const char*) {}, nullptr);
     PGresult* res = PQexec(conn, sql.c_str());
-    ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
-    PQclear(res);
-  }
-  PQfinish(conn);
-  return ok;
-}
-
-// The rows of `sql` as text, one line per row, columns separated by " | " (diagnostics).
-inline std::string pg_dump_rows(const std::string& url, const std::string& sql) {
-  std::string out;
-  PGconn* conn = PQconnectdb(url.c_str());
-  if (PQstatus(conn) == CONNECTION_OK) {
-    PGresult* res = PQexec(conn, sql.c_str());
-    if (PQresultStatus(res) == PGRES_TUPLES_OK) {
-      for (int r = 0; r < PQntuples(res); ++r) {
-        for (int c = 0; c < PQnfields(res); ++c) {
-          out.append(c ? " | " : "")
-              .append(PQgetisnull(res, r, c) ? "NULL" : PQgetvalue(res, r, c));
-        }
-        out.push_back('\n');
-      }
-    } else {
-      out = PQresultErrorMessage(res);
-    }
+    out = on_result(res);
     PQclear(res);
   }
   PQfinish(conn);
   return out;
+}
+
+inline bool pg_exec(const std::string& url, const std::string& sql) {
+  return pg_with_result(url, sql, false, [](PGresult* res) {
+    return PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+  });
+}
+
+// The rows of `sql` as text, one line per row, columns separated by " | " (diagnostics).
+inline std::string pg_dump_rows(const std::string& url, const std::string& sql) {
+  return pg_with_result(url, sql, std::string(), [](PGresult* res) {
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) return std::string(PQresultErrorMessage(res));
+    std::string out;
+    for (int r = 0; r < PQntuples(res); ++r) {
+      for (int c = 0; c < PQnfields(res); ++c) {
+        out.append(c ? " | " : "").append(PQgetisnull(res, r, c) ? "NULL" : PQgetvalue(res, r, c));
+      }
+      out.push_back('\n');
+    }
+    return out;
+  });
 }
 
 // "postgresql://u@h:p/postgres" -> same server, database `db`.
