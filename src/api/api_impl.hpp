@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <expected>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -57,6 +58,10 @@ class Api::Impl {
   // Request flow.
   void dispatch(Call call, const Route& route, Respond respond);
   void with_idempotency(Call call, const Route& route, std::string key, Respond respond);
+  // Idempotency-Key handling around `produce` (idempotency.cpp); also a keyed publish refused
+  // before the batch, whose answer is kept under its key like any other.
+  void run_keyed(const Call& call, const store::PublishKey& k, Respond respond,
+                 const std::function<void(Respond)>& produce);
   std::optional<ApiError> check_idempotency_key(std::string_view key) const;
   store::PublishKey idempotency_key_of(const Call& call, std::string key) const;
   // The answer to a request whose key was seen before (replay, 409, 422), counted.
@@ -110,9 +115,6 @@ class Api::Impl {
   // Messages and attempts (handlers_messages.cpp).
   void create_message(Call& call, Respond respond);
   void submit_message(store::NewMessage msg, const Call& call, Respond respond);
-  // A keyed publish refused before the batch: kept under its key like any other answer.
-  void answer_keyed(const Call& call, store::PublishKey key, net::HttpResponse response,
-                    Respond respond);
   Reply list_messages(Call& call);
   Reply get_message(Call& call);
   Reply list_attempts_by_message(Call& call);

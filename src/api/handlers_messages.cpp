@@ -78,7 +78,7 @@ void Api::Impl::create_message(Call& call, Respond respond) {
   }
   auto refuse = [&](const ApiError& error) {
     if (!key) return respond(to_response(error));
-    answer_keyed(call, std::move(*key), to_response(error), std::move(respond));
+    run_keyed(call, *key, std::move(respond), [&](Respond finish) { finish(to_response(error)); });
   };
   auto app = app_of(call);
   if (!app) return refuse(app.error());
@@ -139,27 +139,6 @@ void Api::Impl::submit_message(store::NewMessage msg, const Call& call, Respond 
     count("failed");
     (*shared)(to_response(unavailable("The publish queue is full or shutting down; retry later")));
   }
-}
-
-void Api::Impl::answer_keyed(const Call& call, store::PublishKey key, net::HttpResponse response,
-                             Respond respond) {
-  auto begun = deps_.store.idem_begin(key.scope, key.key, key.fingerprint, key.ttl_ms);
-  if (!begun) return respond(to_response(from_store_error(begun.error())));
-  if (begun->outcome != store::IdempotencyBegin::Outcome::kStarted) {
-    return respond(seen_key_response(*begun, call.actor, call.request.path()));
-  }
-  count_idempotency("stored");
-  if (response.status >= 500) {
-    (void)deps_.store.idem_release(key.scope, key.key);
-    return respond(std::move(response));
-  }
-  const auto stored = to_stored(response);
-  if (auto done =
-          deps_.store.idem_finish(key.scope, key.key, stored.status, stored.headers, stored.body);
-      !done && deps_.logger != nullptr) {
-    deps_.logger->warn("api.idempotency_finish_failed", {{"error", done.error().message}});
-  }
-  respond(std::move(response));
 }
 
 Reply Api::Impl::list_messages(Call& call) {

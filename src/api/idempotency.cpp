@@ -7,6 +7,7 @@
 // Publishes fold the key into their group-committed transaction (create_message); every
 // other route, and a publish refused before it reaches the batch, go through
 // idem_begin/idem_finish here.
+#include <functional>
 #include <utility>
 
 #include "api/api_impl.hpp"
@@ -97,16 +98,18 @@ net::HttpResponse Api::Impl::seen_key_response(const store::IdempotencyBegin& se
   return to_response(api_error(500, "internal", "Internal error"));
 }
 
-void Api::Impl::with_idempotency(Call call, const Route& route, std::string key, Respond respond) {
-  if (auto invalid = check_idempotency_key(key)) return respond(to_response(*invalid));
-  const store::PublishKey k = idempotency_key_of(call, std::move(key));
+// Begins the key; a seen key is answered at once, a new one lets `produce` make the answer,
+// which is kept under the key (below 500) or releases it (5xx: the client's retry runs
+// again). `produce` runs before this returns; `call` is not touched after it.
+void Api::Impl::run_keyed(const Call& call, const store::PublishKey& k, Respond respond,
+                          const std::function<void(Respond)>& produce) {
   auto begun = deps_.store.idem_begin(k.scope, k.key, k.fingerprint, k.ttl_ms);
   if (!begun) return respond(to_response(from_store_error(begun.error())));
   if (begun->outcome != store::IdempotencyBegin::Outcome::kStarted) {
     return respond(seen_key_response(*begun, call.actor, call.request.path()));
   }
   count_idempotency("stored");
-  auto finish = [this, k, respond = std::move(respond)](net::HttpResponse r) mutable {
+  produce([this, k, respond = std::move(respond)](net::HttpResponse r) mutable {
     if (r.status < 500) {
       const auto stored = to_stored(r);
       auto done = deps_.store.idem_finish(k.scope, k.key, r.status, stored.headers, r.body);
@@ -114,11 +117,17 @@ void Api::Impl::with_idempotency(Call call, const Route& route, std::string key,
         deps_.logger->warn("api.idempotency_finish_failed", {{"error", done.error().message}});
       }
     } else {
-      (void)deps_.store.idem_release(k.scope, k.key);  // let the client's retry run again
+      (void)deps_.store.idem_release(k.scope, k.key);
     }
     respond(std::move(r));
-  };
-  dispatch(std::move(call), route, std::move(finish));
+  });
+}
+
+void Api::Impl::with_idempotency(Call call, const Route& route, std::string key, Respond respond) {
+  if (auto invalid = check_idempotency_key(key)) return respond(to_response(*invalid));
+  const store::PublishKey k = idempotency_key_of(call, std::move(key));
+  run_keyed(call, k, std::move(respond),
+            [&](Respond finish) { dispatch(std::move(call), route, std::move(finish)); });
 }
 
 }  // namespace hookd::api
