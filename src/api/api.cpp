@@ -27,6 +27,10 @@ void Api::handle(net::HttpRequest request, Respond respond) {
   impl_->handle(std::move(request), std::move(respond));
 }
 
+Result<store::DispatchRoundResult> Api::commit_round(store::DispatchRound round) {
+  return impl_->batcher().commit_round(std::move(round));
+}
+
 Api::Impl::Impl(ApiDeps deps)
     : deps_(std::move(deps)),
       auth_(deps_.config.auth.tokens),

@@ -84,6 +84,10 @@ class Api {
 
   void handle(net::HttpRequest request, Respond respond);
 
+  // The dispatcher's store round, committed together with the queued publishes (one
+  // transaction, see PublishBatcher::commit_round). Blocks until committed; any thread.
+  Result<store::DispatchRoundResult> commit_round(store::DispatchRound round);
+
   class Impl;
 
  private:

@@ -152,10 +152,11 @@ Reply Api::Impl::list_audit(Call& call) {
 
 Reply Api::Impl::batcher_stats(Call&) {
   const auto s = batcher_.stats();
-  return json_response(
-      200,
-      dump({{"publish",
-             {{"commits", s.commits}, {"messages", s.messages}, {"largestBatch", s.largest}}}}));
+  return json_response(200, dump({{"publish",
+                                   {{"commits", s.commits},
+                                    {"messages", s.messages},
+                                    {"largestBatch", s.largest},
+                                    {"dispatcherRounds", s.rounds}}}}));
 }
 
 }  // namespace hookd::api

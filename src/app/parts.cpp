@@ -117,13 +117,20 @@ Status App::Parts::build_client() {
   return {};
 }
 
+Result<store::DispatchRoundResult> App::Parts::RoundsThroughApi::commit_round(
+    store::DispatchRound round) {
+  if (parts_.api) return parts_.api->commit_round(std::move(round));
+  return parts_.store->dispatch_round(round);
+}
+
 void App::Parts::build_dispatcher() {
   sender = std::make_unique<outbound::HttpClientSender>(*client);
+  rounds = std::make_unique<RoundsThroughApi>(*this);
   dispatcher_options = outbound::DispatcherOptions::from(config);
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(
       dispatcher_options, outbound::DispatcherDeps{*store, *sender, dispatch_clock, dispatch_random,
-                                                   metrics.get(), logger.get()});
+                                                   metrics.get(), logger.get(), rounds.get()});
 }
 
 void App::Parts::build_api() {

@@ -45,6 +45,17 @@ struct App::Parts {
   outbound::SystemClock dispatch_clock;
   outbound::SystemRandom dispatch_random;
   std::unique_ptr<outbound::HttpClientSender> sender;
+  // The dispatcher's rounds go through the API's publish committer once the API exists
+  // (before that, and whenever its committer is not running, straight to the store).
+  class RoundsThroughApi final : public outbound::RoundCommitter {
+   public:
+    explicit RoundsThroughApi(Parts& parts) : parts_(parts) {}
+    Result<store::DispatchRoundResult> commit_round(store::DispatchRound round) override;
+
+   private:
+    Parts& parts_;
+  };
+  std::unique_ptr<RoundsThroughApi> rounds;
   outbound::DispatcherOptions dispatcher_options;
   std::unique_ptr<outbound::Dispatcher> dispatcher;
   api::SystemRandom api_random;

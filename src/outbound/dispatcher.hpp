@@ -72,6 +72,8 @@ struct DispatcherDeps {
   Random& random;
   ops::HookdMetrics* metrics = nullptr;  // optional
   ops::Logger* logger = nullptr;         // optional
+  // Optional: where the store rounds go (default: store.dispatch_round directly).
+  RoundCommitter* rounds = nullptr;
 };
 
 // Counters for tests, the console and metrics not in the catalogue.

@@ -50,8 +50,10 @@ int Dispatcher::Impl::absorbable() const {
 
 bool Dispatcher::Impl::round(bool claim) {
   std::vector<Finished> reporting;
-  const store::DispatchRound request = next_round(claim, reporting);
-  auto result = deps_.store.dispatch_round(request);
+  store::DispatchRound request = next_round(claim, reporting);
+  const int claim_limit = request.claim_limit;
+  auto result = deps_.rounds != nullptr ? deps_.rounds->commit_round(std::move(request))
+                                        : deps_.store.dispatch_round(request);
   update_stats([](auto& s) { ++s.rounds; });
   if (!result) {
     // Nothing of the round was kept: retried by the next one (leases still ours meanwhile;
@@ -59,7 +61,7 @@ bool Dispatcher::Impl::round(bool claim) {
     update_stats([](auto& s) { ++s.store_errors; });
     if (deps_.logger) {
       deps_.logger->error("dispatcher.round_failed",
-                          {{"error", result.error().message}, {"reports", request.reports.size()}});
+                          {{"error", result.error().message}, {"reports", reporting.size()}});
     }
     unrecorded_.insert(unrecorded_.begin(), std::make_move_iterator(reporting.begin()),
                        std::make_move_iterator(reporting.end()));
@@ -87,7 +89,7 @@ bool Dispatcher::Impl::round(bool claim) {
                        : Result<store::Message>(fail(ErrorCode::kInternal, "message missing"));
     accept(std::move(result->claimed[i]), std::move(message), now, held_ids);
   }
-  return request.claim_limit > 0 && static_cast<int>(result->claimed.size()) == request.claim_limit;
+  return claim_limit > 0 && static_cast<int>(result->claimed.size()) == claim_limit;
 }
 
 EndpointState* Dispatcher::Impl::endpoint_state(const std::string& app_id,

@@ -1,6 +1,7 @@
 // The dispatcher's ports to the outside world, so unit tests can swap them for fakes:
 // HttpSender (one HTTP attempt, asynchronous; net::HttpClient satisfies it through
-// HttpClientSender), Clock (wall time) and Random (jitter samples).
+// HttpClientSender), RoundCommitter (its store rounds), Clock (wall time) and Random
+// (jitter samples).
 // Thread-safety: implementations must be safe to call from any thread.
 #pragma once
 
@@ -9,8 +10,10 @@
 #include <mutex>
 #include <random>
 
+#include "hookd/result.hpp"
 #include "hookd/retry.hpp"
 #include "net/http_client_types.hpp"
+#include "store/store.hpp"
 
 namespace hookd::net {
 class HttpClient;
@@ -35,6 +38,27 @@ class HttpClientSender final : public HttpSender {
 
  private:
   net::HttpClient& client_;
+};
+
+// Where the dispatcher's store rounds go. StoreRounds sends them straight to the store; in
+// hookd serve they go through the API's group committer, so that a round shares its commit
+// with the publishes queued meanwhile (api::PublishBatcher::commit_round).
+class RoundCommitter {
+ public:
+  virtual ~RoundCommitter() = default;
+  // Blocks until the round is committed (or failed).
+  virtual Result<store::DispatchRoundResult> commit_round(store::DispatchRound round) = 0;
+};
+
+class StoreRounds final : public RoundCommitter {
+ public:
+  explicit StoreRounds(store::Store& store) : store_(store) {}
+  Result<store::DispatchRoundResult> commit_round(store::DispatchRound round) override {
+    return store_.dispatch_round(round);
+  }
+
+ private:
+  store::Store& store_;
 };
 
 class Clock {

@@ -51,8 +51,15 @@ class GroupCommitQueue {
     running_ = false;
   }
 
-  // False (item dropped) when not running or the queue is full.
-  bool submit(Item item) {
+  // Items waiting for the committer (not counting the batch being committed).
+  std::size_t queued() const {
+    std::lock_guard lock(mu_);
+    return queue_.size();
+  }
+
+  // False when not running or the queue is full; `item` is then left untouched (moved from
+  // only when accepted).
+  bool submit(Item&& item) {
     {
       std::lock_guard lock(mu_);
       if (!running_ || stopping_ || queue_.size() >= max_queue_) return false;
@@ -83,7 +90,7 @@ class GroupCommitQueue {
   const std::size_t max_batch_;
   const std::size_t max_queue_;
   Commit commit_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;
   bool running_ = false;

@@ -1,5 +1,5 @@
 // Default implementations of the Store's composite methods, in terms of its primitives, so
-// that a backend works before it optimises them (SqliteStore overrides both).
+// that a backend works before it optimises them (SqliteStore overrides them).
 #include "store/store.hpp"
 
 namespace hookd::store {
@@ -44,6 +44,13 @@ Result<DispatchRoundResult> Store::dispatch_round(const DispatchRound& round) {
     out.claimed = std::move(*claimed);
     for (const auto& d : out.claimed) out.messages.push_back(get_message(d.app_id, d.msg_id));
   }
+  return out;
+}
+
+WriteBatchResult Store::write_batch(const WriteBatch& batch) {
+  WriteBatchResult out;
+  if (!batch.publishes.empty()) out.published = publish_batch(batch.publishes);
+  if (batch.round) out.round = dispatch_round(*batch.round);
   return out;
 }
 

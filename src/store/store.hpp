@@ -193,6 +193,20 @@ struct DispatchRoundResult {
   std::vector<Result<Message>> messages;
 };
 
+// What one committer hands the store at once (see Store::write_batch): queued publishes and,
+// optionally, the dispatcher's round, so that both share one commit.
+struct WriteBatch {
+  std::vector<NewMessage> publishes;
+  std::optional<DispatchRound> round;
+};
+
+// Each part's own result: a failure of one part does not fail the other, unless the commit
+// itself failed (then both carry that error).
+struct WriteBatchResult {
+  Result<std::vector<PublishOutcome>> published = std::vector<PublishOutcome>{};
+  std::optional<Result<DispatchRoundResult>> round;  // set iff the batch had a round
+};
+
 struct DeadLetterFilter {
   std::optional<std::string> app_id;
   std::optional<std::string> endpoint_id;
@@ -388,6 +402,18 @@ class AuditStore {
                                               const PageRequest& page) = 0;
 };
 
+// The one call a group committer needs (Store implements it; tests fake it).
+class BatchWriter {
+ public:
+  virtual ~BatchWriter() = default;
+  // publish_batch(publishes) and dispatch_round(round) as ONE transaction (one commit: the
+  // rows a publish writes and the dispatcher's round then share their fsync and the index
+  // pages both touch; the round's claim sees the deliveries just published). Publishes go
+  // first. A part that fails is undone alone (savepoint) and reported in its slot; a failed
+  // commit fails both.
+  virtual WriteBatchResult write_batch(const WriteBatch& batch) = 0;
+};
+
 class Store : public ApplicationStore,
               public EndpointStore,
               public MessageStore,
@@ -395,7 +421,8 @@ class Store : public ApplicationStore,
               public AttemptStore,
               public InboxStore,
               public IdempotencyStore,
-              public AuditStore {
+              public AuditStore,
+              public BatchWriter {
  public:
   // Creates or upgrades the schema. Idempotent; safe to run at every start.
   virtual Status migrate() = 0;
@@ -408,6 +435,9 @@ class Store : public ApplicationStore,
   // default calls those methods one after another. A storage failure fails the round: in
   // one transaction nothing is kept; in the default, the steps before the failure stay.
   virtual Result<DispatchRoundResult> dispatch_round(const DispatchRound& round);
+
+  // See BatchWriter. The default makes the two calls one after the other (two commits).
+  WriteBatchResult write_batch(const WriteBatch& batch) override;
 };
 
 }  // namespace hookd::store

@@ -7,34 +7,39 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <thread>
 
 namespace hookd::api {
 namespace {
 
-// Creates one delivery per message unless the event type is "nobody".
-class FakeMessages final : public store::MessageStore {
+// Creates one delivery per message unless the event type is "nobody"; a round claims
+// `claimable` deliveries. Counts write_batch calls and what each carried.
+class FakeWriter final : public store::BatchWriter {
  public:
-  Result<store::PublishOutcome> publish(const store::NewMessage& m) override {
-    store::PublishOutcome o;
-    o.message.event_type = m.event_type;
-    o.deliveries_created = m.event_type == "nobody" ? 0 : 1;
-    return o;
-  }
-  Result<std::vector<store::PublishOutcome>> publish_batch(
-      const std::vector<store::NewMessage>& msgs) override {
-    ++batches;
-    std::vector<store::PublishOutcome> out;
-    for (const auto& m : msgs) out.push_back(*publish(m));
+  store::WriteBatchResult write_batch(const store::WriteBatch& batch) override {
+    if (++batches == 1 && hold_first.valid()) hold_first.wait();
+    store::WriteBatchResult out;
+    std::vector<store::PublishOutcome> published;
+    for (const auto& m : batch.publishes) {
+      store::PublishOutcome o;
+      o.message.event_type = m.event_type;
+      o.deliveries_created = m.event_type == "nobody" ? 0 : 1;
+      published.push_back(std::move(o));
+    }
+    out.published = std::move(published);
+    if (batch.round) {
+      ++rounds;
+      if (!batch.publishes.empty()) ++shared;
+      store::DispatchRoundResult r;
+      r.claimed.resize(static_cast<std::size_t>(batch.round->claim_limit));
+      out.round = std::move(r);
+    }
     return out;
   }
-  Result<store::Message> get_message(const std::string&, const std::string&) override {
-    return fail(ErrorCode::kNotFound, "no");
-  }
-  Result<store::Page<store::Message>> list_messages(const std::string&, const store::MessageFilter&,
-                                                    const store::PageRequest&) override {
-    return store::Page<store::Message>{};
-  }
   std::atomic<int> batches{0};
+  std::atomic<int> rounds{0};
+  std::atomic<int> shared{0};           // rounds committed together with publishes
+  std::shared_future<void> hold_first;  // if set, the first write_batch waits for it
 };
 
 Result<store::PublishOutcome> publish_one(PublishBatcher& batcher, std::string event_type) {
@@ -48,7 +53,7 @@ Result<store::PublishOutcome> publish_one(PublishBatcher& batcher, std::string e
 }
 
 TEST(PublishBatcherTest, CommitThatCreatedDeliveriesCallsTheHookBeforeAnswering) {
-  FakeMessages store;
+  FakeWriter store;
   std::atomic<int> hooks{0};
   PublishBatcher batcher(store, 16, 100, [&] { ++hooks; });
   batcher.start();
@@ -64,11 +69,78 @@ TEST(PublishBatcherTest, CommitThatCreatedDeliveriesCallsTheHookBeforeAnswering)
 }
 
 TEST(PublishBatcherTest, WorksWithoutAHook) {
-  FakeMessages store;
+  FakeWriter store;
   PublishBatcher batcher(store, 16, 100);
   batcher.start();
   EXPECT_TRUE(publish_one(batcher, "order.created").has_value());
   batcher.stop();
+}
+
+TEST(PublishBatcherTest, ARoundWhileStoppedGoesStraightToTheStore) {
+  FakeWriter store;
+  PublishBatcher batcher(store, 16, 100);
+  store::DispatchRound round;
+  round.claim_limit = 3;
+  auto r = batcher.commit_round(round);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->claimed.size(), 3U);
+  EXPECT_EQ(store.rounds.load(), 1);
+}
+
+// Polls `done` for up to 10 s (no timing assertion: the caller checks the state after).
+template <class F>
+void wait_until(F done) {
+  for (int i = 0; i < 10'000 && !done(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// The point of routing rounds through the batcher: a round queued while publishes wait
+// shares their commit. The first commit is held open until four publishes and the round are
+// queued behind it; the next commit must carry all five.
+TEST(PublishBatcherTest, ARoundQueuedWithPublishesSharesTheirCommit) {
+  FakeWriter store;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  store.hold_first = released;
+  PublishBatcher batcher(store, 16, 100);
+  batcher.start();
+  std::atomic<int> answered{0};
+  auto submit = [&] {
+    store::NewMessage m;
+    m.event_type = "order.created";
+    return batcher.submit(std::move(m), [&](Result<store::PublishOutcome> r) {
+      if (r) ++answered;
+    });
+  };
+  // Whatever happens below, let the held commit go before the batcher is destroyed.
+  struct Release {
+    std::promise<void>& p;
+    ~Release() {
+      try {
+        p.set_value();
+      } catch (const std::future_error&) {  // already released
+      }
+    }
+  } release_at_exit{release};
+  ASSERT_TRUE(submit());  // the committer takes it and waits in write_batch
+  wait_until([&] { return store.batches.load() == 1; });
+  ASSERT_EQ(store.batches.load(), 1);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(submit());
+  store::DispatchRound round;
+  round.claim_limit = 2;
+  auto claimed = std::async(std::launch::async, [&] { return batcher.commit_round(round); });
+  wait_until([&] { return batcher.queued() == 5; });
+  ASSERT_EQ(batcher.queued(), 5U);
+  release.set_value();
+  auto r = claimed.get();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->claimed.size(), 2U);
+  batcher.stop();
+  EXPECT_EQ(answered.load(), 5);
+  EXPECT_EQ(store.batches.load(), 2);
+  EXPECT_EQ(store.shared.load(), 1);
+  EXPECT_EQ(batcher.stats().rounds, 1U);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Contract: the dispatcher's round trip (record + defer + expedite + claim with messages)
-// and expedite_endpoint (an endpoint that is up again gets its waiting retries due now).
+// Contract: the dispatcher's round trip (record + defer + expedite + claim with messages),
+// write_batch (publishes + a round in one transaction) and expedite_endpoint (an endpoint that is
+// up again gets its waiting retries due now).
 #include "store/store_contract.hpp"
 
 namespace hookd::store::testing {
@@ -109,6 +110,58 @@ TEST_P(DispatchRoundTest, ExpediteMakesWaitingRetriesOfThatEndpointDueNow) {
   DispatchRound round;
   round.expedite_endpoints = {ep_.id, other.id};
   EXPECT_EQ(store_->dispatch_round(round)->expedited, 0);  // nothing left waiting
+}
+
+// write_batch: the publishes first, then the round in the same transaction, so the round's
+// claim already sees the deliveries just published; a rejected publish fails alone.
+TEST_P(DispatchRoundTest, WriteBatchRunsPublishesThenTheRoundWhoseClaimSeesThem) {
+  publish(app_.id, "e1");
+  auto held = claim("w1", 1).at(0);
+  WriteBatch batch;
+  NewMessage fresh;
+  fresh.app_id = app_.id;
+  fresh.event_type = "e2";
+  fresh.payload = R"({"n":2})";
+  NewMessage orphan = fresh;
+  orphan.app_id = "app_missing";
+  batch.publishes = {fresh, orphan};
+  DispatchRound round;
+  round.lease_owner = "w1";
+  round.reports.push_back(delivered(held));
+  round.claim_limit = 10;
+  batch.round = round;
+
+  auto r = store_->write_batch(batch);
+  ASSERT_TRUE(r.published.has_value()) << r.published.error().message;
+  ASSERT_EQ(r.published->size(), 2u);
+  EXPECT_EQ((*r.published)[0].kind, PublishOutcome::Kind::kCreated);
+  EXPECT_EQ((*r.published)[0].deliveries_created, 1);
+  EXPECT_EQ((*r.published)[1].kind, PublishOutcome::Kind::kRejected);
+  ASSERT_TRUE(r.round.has_value());
+  ASSERT_TRUE(r.round->has_value()) << r.round->error().message;
+  const auto& done = **r.round;
+  ASSERT_EQ(done.recorded.size(), 1u);
+  ASSERT_TRUE(done.recorded[0].has_value());
+  EXPECT_EQ(done.recorded[0]->status, DeliveryStatus::kDelivered);
+  ASSERT_EQ(done.claimed.size(), 1u);
+  EXPECT_EQ(done.claimed[0].msg_id, (*r.published)[0].message.id);
+  ASSERT_EQ(done.messages.size(), 1u);
+  ASSERT_TRUE(done.messages[0].has_value());
+  EXPECT_EQ(done.messages[0]->payload, R"({"n":2})");
+}
+
+TEST_P(DispatchRoundTest, WriteBatchWithoutARoundOnlyPublishes) {
+  WriteBatch batch;
+  NewMessage m;
+  m.app_id = app_.id;
+  m.event_type = "e";
+  m.payload = "{}";
+  batch.publishes = {m, m};
+  auto r = store_->write_batch(batch);
+  ASSERT_TRUE(r.published.has_value());
+  EXPECT_EQ(r.published->size(), 2u);
+  EXPECT_FALSE(r.round.has_value());
+  EXPECT_EQ(claim("w1").size(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Store, DispatchRoundTest, ::testing::ValuesIn(all_factories()),

@@ -274,5 +274,64 @@ const std::vector<Scenario> kScenarios = {
 INSTANTIATE_TEST_SUITE_P(Sqlite, FaultTest, ::testing::ValuesIn(kScenarios),
                          [](const auto& info) { return info.param.name; });
 
+// Fails every statement whose SQL contains `needle`.
+class FailMatching final : public FaultInjector {
+ public:
+  explicit FailMatching(std::string needle) : needle_(std::move(needle)) {}
+  Status before_statement(std::string_view sql) override {
+    if (armed && sql.find(needle_) != std::string_view::npos) {
+      return fail(ErrorCode::kUnavailable, "injected fault");
+    }
+    return {};
+  }
+  bool armed = false;
+
+ private:
+  std::string needle_;
+};
+
+// write_batch runs each part in its own savepoint: a round that fails is undone alone and
+// the publishes of the same batch still commit (and are claimable afterwards).
+TEST(SqliteWriteBatchFault, AFailingRoundLeavesThePublishesCommitted) {
+  TempDir dir;
+  FakeClock clock;
+  FakeIds ids;
+  auto faults = std::make_shared<FailMatching>("UPDATE deliveries");
+  sqlite::SqliteOptions opts;
+  opts.path = (dir.path() / "hookd.db").string();
+  opts.faults = faults;
+  auto store = SqliteStore::open(opts, clock, ids).value();
+  ASSERT_TRUE(store->migrate().has_value());
+  Application app;
+  app.name = "a";
+  const auto app_id = store->create_application(app)->id;
+  Endpoint ep;
+  ep.app_id = app_id;
+  ep.url = "https://r.example/";
+  ep.secrets.current = "whsec_x";
+  ASSERT_TRUE(store->create_endpoint(ep).has_value());
+
+  WriteBatch batch;
+  NewMessage m;
+  m.app_id = app_id;
+  m.event_type = "e";
+  m.payload = "{}";
+  batch.publishes = {m, m};
+  DispatchRound round;
+  round.lease_owner = "w1";
+  round.claim_limit = 10;  // the claim UPDATEs deliveries: fails
+  batch.round = round;
+  faults->armed = true;
+  auto r = store->write_batch(batch);
+  faults->armed = false;
+  ASSERT_TRUE(r.published.has_value()) << r.published.error().message;
+  EXPECT_EQ(r.published->size(), 2u);
+  ASSERT_TRUE(r.round.has_value());
+  EXPECT_FALSE(r.round->has_value());
+  auto due = store->claim_due(ClaimRequest{"w1", 30'000, 10});
+  ASSERT_TRUE(due.has_value());
+  EXPECT_EQ(due->size(), 2u);
+}
+
 }  // namespace
 }  // namespace hookd::store::testing

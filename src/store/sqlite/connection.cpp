@@ -148,9 +148,14 @@ Result<std::unique_ptr<Connection>> Connection::open(const std::string& path,
   std::unique_ptr<Connection> conn(new Connection(db, nullptr));
   sqlite3_busy_timeout(db, options.busy_timeout_ms);
   sqlite3_extended_result_codes(db, 1);
-  std::string pragmas =
-      fmt::format("PRAGMA journal_mode=WAL; PRAGMA synchronous={}; PRAGMA foreign_keys=ON;",
-                  options.synchronous);
+  // temp_store=MEMORY: statement journals (every savepoint and multi-row statement in a
+  // transaction keeps the pages it changes there) and sort b-trees stay in memory instead of
+  // temporary files — a profile showed a third of the writer's time in pwrite() to them.
+  // They hold one transaction's changes at most, so the memory is small and short-lived.
+  std::string pragmas = fmt::format(
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous={}; PRAGMA foreign_keys=ON; "
+      "PRAGMA temp_store=MEMORY;",
+      options.synchronous);
   if (options.query_only) pragmas += " PRAGMA query_only=1;";
   if (options.wal_autocheckpoint >= 0) {
     pragmas += fmt::format(" PRAGMA wal_autocheckpoint={};", options.wal_autocheckpoint);

@@ -1,5 +1,5 @@
 // Messages on SQLite: publish (message + ordering sequence + one delivery per matching
-// endpoint, one transaction), batch publish with per-item savepoints, get, list.
+// endpoint, one transaction), batch publish (items fail alone), get, list.
 #include <fmt/format.h>
 #include <algorithm>
 
@@ -92,6 +92,8 @@ Result<Delivery> SqliteStore::insert_delivery_in_tx(Connection& c, const Message
   return d;
 }
 
+// Item-level failures (kInvalidArgument, kNotFound) must happen before the first write:
+// publish_item_in_tx relies on it instead of a savepoint.
 Result<PublishOutcome> SqliteStore::publish_in_tx(Connection& c, const NewMessage& in, Millis now) {
   if (in.event_type.empty()) return fail(ErrorCode::kInvalidArgument, "eventType is required");
   HOOKD_TRY(app, c.prepare("SELECT 1 FROM applications WHERE id = ?"));
@@ -141,8 +143,9 @@ Result<PublishOutcome> SqliteStore::publish(const NewMessage& msg) {
   return write([&](Connection& c) { return publish_in_tx(c, msg, clock_.now_ms()); });
 }
 
-// A savepoint per item: a rejected item leaves no trace (but its key keeps the answer),
-// the others still commit.
+// A rejected item leaves no trace (but its key keeps the answer); the others still commit.
+// No savepoint per item (it would copy every page the item touches into the statement
+// journal): publish_in_tx fails at item level only before the item's first write.
 Result<PublishOutcome> SqliteStore::publish_item_in_tx(Connection& c, const NewMessage& msg,
                                                        Millis now) {
   if (msg.key) {
@@ -151,14 +154,9 @@ Result<PublishOutcome> SqliteStore::publish_item_in_tx(Connection& c, const NewM
       return PublishOutcome{PublishOutcome::Kind::kKeySeen, {}, 0, std::nullopt, claim};
     }
   }
-  HOOKD_CHECK(c.exec("SAVEPOINT publish_item"));
   auto r = publish_in_tx(c, msg, now);
   if (!r && !item_level(r.error())) return std::unexpected(r.error());
-  if (!r) {
-    HOOKD_CHECK(c.exec("ROLLBACK TO publish_item"));
-    r = PublishOutcome{PublishOutcome::Kind::kRejected, {}, 0, r.error(), {}};
-  }
-  HOOKD_CHECK(c.exec("RELEASE publish_item"));
+  if (!r) r = PublishOutcome{PublishOutcome::Kind::kRejected, {}, 0, r.error(), {}};
   if (msg.key) {
     HOOKD_TRY(record, complete_key_in_tx(c, *msg.key, msg.key->render(*r), now));
     r->key = IdempotencyBegin{IdempotencyBegin::Outcome::kStarted, std::move(record)};
@@ -166,18 +164,20 @@ Result<PublishOutcome> SqliteStore::publish_item_in_tx(Connection& c, const NewM
   return r;
 }
 
+Result<std::vector<PublishOutcome>> SqliteStore::publish_batch_in_tx(
+    Connection& c, const std::vector<NewMessage>& msgs, Millis now) {
+  std::vector<PublishOutcome> out;
+  out.reserve(msgs.size());
+  for (const auto& msg : msgs) {
+    HOOKD_TRY(item, publish_item_in_tx(c, msg, now));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
 Result<std::vector<PublishOutcome>> SqliteStore::publish_batch(
     const std::vector<NewMessage>& msgs) {
-  return write([&](Connection& c) -> Result<std::vector<PublishOutcome>> {
-    const Millis now = clock_.now_ms();
-    std::vector<PublishOutcome> out;
-    out.reserve(msgs.size());
-    for (const auto& msg : msgs) {
-      HOOKD_TRY(item, publish_item_in_tx(c, msg, now));
-      out.push_back(std::move(item));
-    }
-    return out;
-  });
+  return write([&](Connection& c) { return publish_batch_in_tx(c, msgs, clock_.now_ms()); });
 }
 
 Result<Message> SqliteStore::get_message(const std::string& app_id,

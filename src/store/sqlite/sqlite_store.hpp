@@ -43,6 +43,7 @@ class SqliteStore final : public Store {
   Status migrate() override;
   Result<int> schema_version() override;
   Result<DispatchRoundResult> dispatch_round(const DispatchRound& round) override;
+  WriteBatchResult write_batch(const WriteBatch& batch) override;
 
   // ApplicationStore
   Result<Application> create_application(Application app) override;
@@ -195,6 +196,11 @@ class SqliteStore final : public Store {
 
   // Helpers shared by aggregates (bodies run inside a write transaction).
   Result<PublishOutcome> publish_in_tx(Connection& c, const NewMessage& msg, Millis now);
+  Result<std::vector<PublishOutcome>> publish_batch_in_tx(Connection& c,
+                                                          const std::vector<NewMessage>& msgs,
+                                                          Millis now);
+  Result<DispatchRoundResult> dispatch_round_in_tx(Connection& c, const DispatchRound& round,
+                                                   Millis now);
   // A publish item with its Idempotency-Key (claim, publish, store the response).
   Result<PublishOutcome> publish_item_in_tx(Connection& c, const NewMessage& msg, Millis now);
   Result<IdempotencyBegin> claim_key_in_tx(Connection& c, const PublishKey& key, Millis now);

@@ -1,0 +1,53 @@
+// Store::write_batch on SQLite: the queued publishes and the dispatcher's round in ONE write
+// transaction. Each part runs inside its own savepoint, so a part that fails is undone alone
+// and the other still commits; one commit (one fsync with synchronous=FULL) for both.
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "store/sqlite/sqlite_store.hpp"
+#include "store/sqlite/try.hpp"
+
+namespace hookd::store::sqlite {
+
+namespace {
+
+// Runs `body()` inside SAVEPOINT `name`. The part's own failure comes back as the inner
+// Result (its writes undone); the outer error means the transaction itself is broken
+// (the savepoint could not be set, undone or released) and must be rolled back.
+template <class F>
+auto in_savepoint(Connection& c, std::string_view name, F&& body) -> Result<decltype(body())> {
+  HOOKD_CHECK(c.exec(fmt::format("SAVEPOINT {}", name)));
+  auto part = body();
+  if (!part) HOOKD_CHECK(c.exec(fmt::format("ROLLBACK TO {}", name)));
+  HOOKD_CHECK(c.exec(fmt::format("RELEASE {}", name)));
+  return part;
+}
+
+}  // namespace
+
+WriteBatchResult SqliteStore::write_batch(const WriteBatch& batch) {
+  WriteBatchResult out;
+  auto committed = write([&](Connection& c) -> Status {
+    const Millis now = clock_.now_ms();
+    if (!batch.publishes.empty()) {
+      HOOKD_TRY(published, in_savepoint(c, "batch_publish", [&] {
+                  return publish_batch_in_tx(c, batch.publishes, now);
+                }));
+      out.published = std::move(published);
+    }
+    if (batch.round) {
+      HOOKD_TRY(round, in_savepoint(c, "batch_round",
+                                    [&] { return dispatch_round_in_tx(c, *batch.round, now); }));
+      out.round = std::move(round);
+    }
+    return {};
+  });
+  if (!committed) {
+    out.published = std::unexpected(committed.error());
+    if (batch.round) out.round = std::unexpected(committed.error());
+  }
+  return out;
+}
+
+}  // namespace hookd::store::sqlite
