@@ -36,7 +36,7 @@ net::HttpResponse publish_response(const store::PublishOutcome& outcome) {
   using Kind = store::PublishOutcome::Kind;
   switch (outcome.kind) {
     case Kind::kCreated:
-      return json_response(202, dump(to_json(outcome.message)));
+      return json_response(202, message_json(outcome.message));
     case Kind::kDuplicate: {
       ApiError error = conflict("A message with eventId '" + outcome.message.event_id.value_or("") +
                                 "' already exists in this application");

@@ -97,6 +97,19 @@ nlohmann::json to_json(const store::Message& msg) {
           {"sequence", optional_json(msg.sequence)}};
 }
 
+std::string message_json(const store::Message& msg) {
+  if (!nlohmann::json::accept(msg.payload)) return dump(to_json(msg));
+  auto rest = to_json(msg);
+  rest.erase("payload");
+  std::string out = dump(rest);  // "{...}" with at least "id": never "{}"
+  out.pop_back();
+  out.reserve(out.size() + msg.payload.size() + 12);
+  out += ",\"payload\":";
+  out += msg.payload;
+  out += '}';
+  return out;
+}
+
 nlohmann::json to_json(const store::Attempt& a) {
   const bool ok = a.success;
   return {{"id", a.id},
