@@ -36,7 +36,8 @@ net::HttpResponse publish_response(const store::PublishOutcome& outcome) {
   using Kind = store::PublishOutcome::Kind;
   switch (outcome.kind) {
     case Kind::kCreated:
-      return json_response(202, message_json(outcome.message));
+      // The payload is what create_message dumped from the parsed body: valid JSON.
+      return json_response(202, message_json(outcome.message, true));
     case Kind::kDuplicate: {
       ApiError error = conflict("A message with eventId '" + outcome.message.event_id.value_or("") +
                                 "' already exists in this application");

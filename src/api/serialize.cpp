@@ -97,8 +97,8 @@ nlohmann::json to_json(const store::Message& msg) {
           {"sequence", optional_json(msg.sequence)}};
 }
 
-std::string message_json(const store::Message& msg) {
-  if (!nlohmann::json::accept(msg.payload)) return dump(to_json(msg));
+std::string message_json(const store::Message& msg, bool payload_is_json) {
+  if (!payload_is_json && !nlohmann::json::accept(msg.payload)) return dump(to_json(msg));
   auto rest = to_json(msg);
   rest.erase("payload");
   std::string out = dump(rest);  // "{...}" with at least "id": never "{}"

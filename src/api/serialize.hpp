@@ -21,7 +21,9 @@ nlohmann::json to_json(const store::Message& msg);
 // dump(to_json(msg)) without building the payload's DOM: a payload that is valid JSON is
 // spliced in as it is stored (the publish path answers every 202 with this, on the commit
 // thread, so it must be cheap). Same content as dump(to_json(msg)), key order aside.
-std::string message_json(const store::Message& msg);
+// `payload_is_json`: the caller knows the payload is valid JSON (the API stored it from a
+// parsed body), so even the validating scan is skipped.
+std::string message_json(const store::Message& msg, bool payload_is_json = false);
 nlohmann::json to_json(const store::Attempt& attempt);
 nlohmann::json to_json(const store::Delivery& delivery);
 nlohmann::json to_json(const store::AuditEntry& entry);

@@ -25,10 +25,12 @@ TEST(MessageJsonTest, SplicesAJsonPayloadAndMatchesToJson) {
                               R"("text")", "42", R"({ "spaced" : 1 })"}) {
     SCOPED_TRACE(payload);
     const auto m = message_with(payload);
-    const auto rendered = message_json(m);
-    auto parsed = nlohmann::json::parse(rendered, nullptr, false);
-    ASSERT_FALSE(parsed.is_discarded()) << rendered;
-    EXPECT_EQ(parsed, to_json(m));
+    for (bool known : {false, true}) {
+      const auto rendered = message_json(m, known);
+      auto parsed = nlohmann::json::parse(rendered, nullptr, false);
+      ASSERT_FALSE(parsed.is_discarded()) << rendered;
+      EXPECT_EQ(parsed, to_json(m));
+    }
   }
 }
 

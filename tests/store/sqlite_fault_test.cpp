@@ -333,5 +333,31 @@ TEST(SqliteWriteBatchFault, AFailingRoundLeavesThePublishesCommitted) {
   EXPECT_EQ(due->size(), 2u);
 }
 
+// A relaxed write (the forwarder's round) that cannot restore synchronous=FULL afterwards
+// keeps its committed result, and no durable write commits until the setting is back.
+TEST(SqliteRelaxedWrite, FailingToRestoreFullBlocksDurableWritesUntilRestored) {
+  TempDir dir;
+  FakeClock clock;
+  FakeIds ids;
+  auto faults = std::make_shared<FailMatching>("PRAGMA synchronous=FULL");
+  sqlite::SqliteOptions opts;
+  opts.path = (dir.path() / "hookd.db").string();
+  opts.faults = faults;
+  auto store = SqliteStore::open(opts, clock, ids).value();
+  ASSERT_TRUE(store->migrate().has_value());
+  faults->armed = true;
+  auto round = store->inbox_round(InboxRound{});
+  EXPECT_TRUE(round.has_value()) << round.error().message;  // committed: the result stands
+  Application app;
+  app.name = "a";
+  auto refused = store->create_application(app);
+  ASSERT_FALSE(refused.has_value());  // would have committed without its fsync
+  EXPECT_TRUE(store->list_applications(PageRequest{})->data.empty());
+  faults->armed = false;
+  auto created = store->create_application(app);
+  ASSERT_TRUE(created.has_value()) << created.error().message;
+  EXPECT_EQ(store->list_applications(PageRequest{})->data.size(), 1u);
+}
+
 }  // namespace
 }  // namespace hookd::store::testing

@@ -149,6 +149,12 @@ class SqliteStore final : public Store {
   template <class F>
   auto write(F&& body) -> decltype(body(std::declval<Connection&>())) {
     std::lock_guard lock(writer_mu_);
+    // A relaxed write could not restore the durable setting: never commit durable work
+    // without it.
+    if (restore_pending_) {
+      if (auto s = writer_->exec(restore_synchronous_); !s) return std::unexpected(s.error());
+      restore_pending_ = false;
+    }
     return writer_->transaction([&] { return body(*writer_); });
   }
 
@@ -166,11 +172,9 @@ class SqliteStore final : public Store {
       return writer_->transaction([&] { return body(*writer_); });  // stays durable
     }
     auto r = writer_->transaction([&] { return body(*writer_); });
-    if (auto s = writer_->exec(restore_synchronous_); !s) {
-      // Rare (the pragma only sets a flag); retried by the next relaxed write, which also
-      // restores. Until then commits are NORMAL, so say so loudly in the result instead.
-      if (r) return std::unexpected(s.error());
-    }
+    // Rare (the pragma only sets a flag). The relaxed work is committed either way, so its
+    // result stands; the next durable write() restores the setting before it begins.
+    restore_pending_ = !writer_->exec(restore_synchronous_).has_value();
     return r;
   }
 
@@ -193,6 +197,7 @@ class SqliteStore final : public Store {
   // "PRAGMA synchronous=<configured>" when relaxed writes must restore FULL/EXTRA; empty when
   // the store already runs with NORMAL (or in memory), so write_relaxed() is write().
   std::string restore_synchronous_;
+  bool restore_pending_ = false;  // under writer_mu_: restoring it failed after a relaxed write
 
   // Helpers shared by aggregates (bodies run inside a write transaction).
   Result<PublishOutcome> publish_in_tx(Connection& c, const NewMessage& msg, Millis now);
