@@ -9,6 +9,8 @@
 #   SKIP_MICRO=1          skip the micro-benchmarks
 #   SECONDS_PER_RUN=10    length of each load run
 #   BACKLOG_MESSAGES=200000, BACKLOG_PUBLISH_SECONDS=120, BACKLOG_DRAIN_SECONDS=180
+#   SCENARIOS="hookd_1_endpoint hookd_1_endpoint_keyed hookd_10_endpoints hookd_1000_per_s
+#              hookd_backlog"  which hookd scenarios to run (default: all)
 #   CONNECTIONS=32        load generator connections in the max-rate runs
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -162,9 +162,13 @@ scenario_backlog() {
     <<<"$(tail -1 "$work/results.jsonl")"
 }
 
-scenario_max_rate hookd_1_endpoint 1
+# SCENARIOS (space-separated names, default all) picks which of these run.
+wanted() { [[ -z "${SCENARIOS:-}" || " $SCENARIOS " == *" $1 "* ]]; }
+
+wanted hookd_1_endpoint && scenario_max_rate hookd_1_endpoint 1
 # The Svix SDK sends an Idempotency-Key with every POST: the same run with one per request.
-scenario_max_rate hookd_1_endpoint_keyed 1 --idempotency-key
-scenario_max_rate hookd_10_endpoints 10
-scenario_fixed_rate hookd_1000_per_s 1000
-scenario_backlog
+wanted hookd_1_endpoint_keyed && scenario_max_rate hookd_1_endpoint_keyed 1 --idempotency-key
+wanted hookd_10_endpoints && scenario_max_rate hookd_10_endpoints 10
+wanted hookd_1000_per_s && scenario_fixed_rate hookd_1000_per_s 1000
+wanted hookd_backlog && scenario_backlog
+true  # the last `wanted` may have been false
