@@ -39,7 +39,9 @@ claimed AS (
 SELECT {1})sql";
 
 // $1..$7: one array element per report; $8 now; $9..$19: the attempt rows' own fields,
-// joined to the rows the UPDATE returned (a lost lease writes no attempt).
+// joined to the rows the UPDATE returned (a lost lease writes no attempt). The lease guard
+// is written `(...) IS TRUE` so that no index serves it and only the primary key drives the
+// join (with stale statistics the planner otherwise scans every 'delivering' row).
 constexpr std::string_view kRecordSql = R"sql(
 WITH done AS (
   UPDATE deliveries d SET status = r.status, attempts = d.attempts + 1,
@@ -49,7 +51,7 @@ WITH done AS (
     updated_at = $8
   FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::text[],
               $7::bigint[]) AS r(id, owner, status, next_at, attempted_at, error, code)
-  WHERE d.id = r.id AND d.lease_owner = r.owner AND d.status = 'delivering'
+  WHERE d.id = r.id AND (d.lease_owner = r.owner AND d.status = 'delivering') IS TRUE
   RETURNING {0}),
 logged AS (
   INSERT INTO attempts ({1})
