@@ -15,6 +15,7 @@ namespace hookd::store::postgres {
 // owner never reports), as on SQLite.
 Result<std::vector<Delivery>> PgStore::claim_in_tx(PgConnection& c, const ClaimRequest& req,
                                                    Millis now) {
+  HOOKD_CHECK(c.exec(kClaimPlanSettings));
   HOOKD_TRY(rows, c.query(claim_sql(), claim_params(req, now)));
   return claimed_deliveries(rows);
 }

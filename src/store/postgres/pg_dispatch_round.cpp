@@ -28,14 +28,6 @@ constexpr std::string_view kDeferSql =
     "FROM unnest($1::text[], $2::bigint[]) AS r(id, due) "
     "WHERE d.id = r.id AND (d.lease_owner = $4 AND d.status = 'delivering') IS TRUE";
 
-// The claim must walk deliveries_due in (next_attempt_at, id) order and stop after `limit`
-// rows. A queue table's statistics are always stale (it was analyzed when it held few due
-// rows), and with them the planner would rather fetch EVERY due row with a bitmap scan and
-// sort them: O(backlog) per claim, 20 ms per round with a backlog of 9,000 (seen in the
-// drain benchmark). These settings, local to the round's transaction and sent just before
-// the claim (the statements before it are planned with the defaults), rule that plan out.
-constexpr std::string_view kClaimPlanSettings =
-    "SELECT set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true)";
 // A round that only claims need not wait for the WAL flush (see claim_due).
 constexpr std::string_view kNotDurable = "SET LOCAL synchronous_commit TO off";
 
