@@ -40,10 +40,12 @@ as_owner() {
   fi
 }
 
+# Below Linux's ephemeral range (32768-60999): a port the kernel handed to an outgoing
+# connection is not "in use" for connect() but makes bind() fail (seen as flaky starts).
 free_port() {
   local port
   for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 30000))
+    port=$((20000 + RANDOM % 12000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
       return

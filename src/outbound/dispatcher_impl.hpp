@@ -108,7 +108,8 @@ class Dispatcher::Impl {
   bool round(bool claim);  // true when the claim was full (more may be due)
   store::DispatchRound next_round(bool claim, std::vector<Finished>& reporting);
   static constexpr int kUnknownEndpointClaims = 32;
-  int absorbable() const;
+  int absorbable(bool discover) const;
+  Steady::time_point next_discovery_{};  // next round allowed to claim for unknown endpoints
   EndpointState* endpoint_state(const std::string& app_id, const std::string& endpoint_id,
                                 TimePoint now);
   bool refresh(EndpointState& state, TimePoint now);

@@ -30,17 +30,22 @@ store::DispatchRound Dispatcher::Impl::next_round(bool claim, std::vector<Finish
   if (claim) {
     // The attempts being recorded now free their slots with this round.
     const auto room = static_cast<int>(options_.max_held - held());
-    r.claim_limit = std::max(0, std::min({room, options_.claim_batch, absorbable()}));
+    const bool discover = endpoints_.empty() || Steady::now() >= next_discovery_;
+    r.claim_limit = std::max(0, std::min({room, options_.claim_batch, absorbable(discover)}));
+    if (discover) next_discovery_ = Steady::now() + options_.poll_interval;
   }
   return r;
 }
 
 // How many claimed deliveries the known endpoints can queue locally (an open circuit takes
-// none), plus a little for endpoints not cached yet. Claiming more than this would only
-// send the surplus straight back to the store (claim + defer churn, e.g. for one busy
-// endpoint draining a backlog, or a dead one).
-int Dispatcher::Impl::absorbable() const {
-  int total = kUnknownEndpointClaims;
+// none), plus, when `discover`, a little for endpoints not cached yet. Claiming more than
+// this would only send the surplus straight back to the store (claim + defer churn, e.g.
+// for one busy endpoint draining a backlog, or a dead one) — which is why the allowance
+// for unknown endpoints is granted once per poll interval, not every round: granted every
+// round, a saturated endpoint had 32 deliveries claimed and given back per round (half of
+// the store's work in the PostgreSQL backlog drain).
+int Dispatcher::Impl::absorbable(bool discover) const {
+  int total = discover ? kUnknownEndpointClaims : 0;
   for (const auto& [id, state] : endpoints_) {
     if (!state.usable || state.circuit_open) continue;
     total += std::max(0, options_.endpoint_backlog - static_cast<int>(state.waiting.size()));

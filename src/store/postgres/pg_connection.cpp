@@ -116,6 +116,7 @@ PgConnection::~PgConnection() {
 Status PgConnection::connect() {
   if (conn_ != nullptr) PQfinish(conn_);
   prepared_.clear();
+  statements_named_ = 0;
   const std::string timeout = std::to_string(options_.connect_timeout_s);
   // Later keywords override earlier ones, so the URL's own settings win over these defaults.
   const char* keys[] = {"connect_timeout", "application_name", "keepalives_idle", "dbname",
@@ -156,7 +157,7 @@ Error PgConnection::error_of(const PGresult* res, std::string_view what) {
 Result<std::string> PgConnection::prepared_name(std::string_view sql, int nparams) {
   auto found = prepared_.find(std::string(sql));
   if (found != prepared_.end()) return found->second;
-  std::string name = fmt::format("h{}", prepared_.size());
+  std::string name = fmt::format("h{}", statements_named_++);
   std::string text(sql);
   std::unique_ptr<PGresult, void (*)(PGresult*)> res(
       PQprepare(conn_, name.c_str(), text.c_str(), nparams, nullptr), &PQclear);

@@ -45,6 +45,7 @@ class Params {
 
  private:
   friend class PgConnection;
+  friend class PgPipeline;
   Params& add_text(std::string v);
   std::vector<std::string> values_;
   std::vector<bool> nulls_;
@@ -69,17 +70,19 @@ class Rows {
   std::unique_ptr<PGresult, void (*)(PGresult*)> res_;
 };
 
-// One row of Rows, what the row readers take.
+// One row of Rows, what the row readers take. `first`: the reader's column 0 (a statement
+// returning two records side by side, e.g. a delivery and its message).
 struct Row {
   const Rows& rows;
   int index;
-  bool is_null(int c) const { return rows.is_null(index, c); }
-  std::int64_t int64(int c) const { return rows.int64(index, c); }
-  std::optional<std::int64_t> opt_int64(int c) const { return rows.opt_int64(index, c); }
-  bool boolean(int c) const { return rows.boolean(index, c); }
-  std::string text(int c) const { return rows.text(index, c); }
-  std::optional<std::string> opt_text(int c) const { return rows.opt_text(index, c); }
-  std::string bytes(int c) const { return rows.bytes(index, c); }
+  int first = 0;
+  bool is_null(int c) const { return rows.is_null(index, first + c); }
+  std::int64_t int64(int c) const { return rows.int64(index, first + c); }
+  std::optional<std::int64_t> opt_int64(int c) const { return rows.opt_int64(index, first + c); }
+  bool boolean(int c) const { return rows.boolean(index, first + c); }
+  std::string text(int c) const { return rows.text(index, first + c); }
+  std::optional<std::string> opt_text(int c) const { return rows.opt_text(index, first + c); }
+  std::string bytes(int c) const { return rows.bytes(index, first + c); }
 };
 
 struct ConnectionOptions {
@@ -127,6 +130,7 @@ class PgConnection {
   bool retryable_failure() const { return last_sqlstate_ == "40001" || last_sqlstate_ == "40P01"; }
 
  private:
+  friend class PgPipeline;  // sends several statements at once on this connection
   explicit PgConnection(ConnectionOptions options) : options_(std::move(options)) {}
   Status connect();
   Error error_of(const PGresult* res, std::string_view what);
@@ -135,6 +139,7 @@ class PgConnection {
   ConnectionOptions options_;
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> prepared_;  // SQL text -> statement name
+  int statements_named_ = 0;  // names are never reused (a failed prepare leaves a gap)
   std::string last_sqlstate_;
 };
 

@@ -8,6 +8,7 @@
 
 #include "hookd/ids.hpp"
 #include "store/inbox_round_steps.hpp"
+#include "store/postgres/pg_delivery_sql.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
@@ -162,6 +163,7 @@ Result<Page<InboxEvent>> PgStore::inbox_list(const InboxFilter& filter, const Pa
 Result<std::vector<InboxEvent>> PgStore::inbox_claim_in_tx(PgConnection& c,
                                                            const InboxClaimRequest& req,
                                                            Millis now) {
+  HOOKD_CHECK(c.exec(kClaimPlanSettings));  // walk the due order, stop at the limit
   HOOKD_TRY(rows, c.query(fmt::format(kClaimSql, qualify(kInboxColumns, "inbox")),
                           Params().add_all(req.lease_owner, now + req.lease_ms, now,
                                            std::max(req.limit, 0), req.source)));

@@ -184,6 +184,9 @@ class PgStore final : public Store {
   Result<int> defer_in_tx(PgConnection& c, const std::vector<Deferral>& items,
                           const std::string& lease_owner, Millis now);
   Result<int> expedite_in_tx(PgConnection& c, const std::string& endpoint_id, Millis now);
+  // dispatch_round's transaction, sent as one pipeline (pg_dispatch_round.cpp).
+  Result<DispatchRoundResult> pipelined_round(PgConnection& c, const DispatchRound& round,
+                                              Millis now);
 
   Clock& clock_;
   IdGenerator& ids_;
