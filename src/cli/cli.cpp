@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/dlq_command.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/inbox_command.hpp"
 #include "cli/migrate_command.hpp"
@@ -28,6 +29,8 @@ int run_cli(int argc, char** argv) {
   const CLI::App* verify = add_verify_command(app, verify_args);
   InboxArgs inbox_args;
   const CLI::App* inbox = add_inbox_command(app, inbox_args);
+  DlqArgs dlq_args;
+  const CLI::App* dlq = add_dlq_command(app, dlq_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -39,6 +42,7 @@ int run_cli(int argc, char** argv) {
   if (sign->parsed()) return run_sign(sign_args, std::cout, std::cerr);
   if (verify->parsed()) return run_verify(verify_args, std::cout, std::cerr);
   if (inbox->parsed()) return run_inbox(inbox_args, std::cout, std::cerr);
+  if (dlq->parsed()) return run_dlq(dlq_args, std::cout, std::cerr);
   std::cout << app.help();
   return kExitOk;
 }

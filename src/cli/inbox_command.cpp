@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "app/store_factory.hpp"
+#include "cli/audit_flags.hpp"
 #include "cli/exit_codes.hpp"
 #include "store/id_generator.hpp"
 
@@ -138,8 +139,7 @@ CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args) {
       "replay", "Put a dead inbound event back in the queue (forwarded again; audited)");
   add_config_flags(*args.replay, args.config);
   args.replay->add_option("id", args.id, "the inbox id (inb_...)")->required();
-  args.replay->add_option("--reason", args.reason, "why (kept in the audit log)")->required();
-  args.replay->add_option("--actor", args.actor, "who (audit log; default: cli)");
+  add_audit_flags(*args.replay, args.reason, args.actor);
   return inbox;
 }
 

@@ -5,7 +5,7 @@
 //   hookd inbox replay <inbox id> --reason R [--actor A] — a dead event goes back to
 //   `received` (forwarded again at the forwarder's next poll), audited (`inbox.replay`).
 // Exit 0 on success, 1 when the database cannot be read or written, the event does not exist
-// or is not dead (replay), 2 for bad flags or configuration.
+// or is not dead (replay), 2 for bad flags (an empty or blank --reason too) or configuration.
 // Thread-safety: call from main only.
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/audit_flags.hpp"
 #include "cli/config_flags.hpp"
 
 namespace CLI {
@@ -28,9 +29,9 @@ struct InboxArgs {
   std::optional<std::string> entity_key;
   int limit = 50;
   bool json = false;
-  std::string id;             // show, replay
-  std::string reason;         // replay
-  std::string actor = "cli";  // replay
+  std::string id;                     // show, replay
+  std::string reason;                 // replay
+  std::string actor = kDefaultActor;  // replay
   CLI::App* list = nullptr;
   CLI::App* show = nullptr;
   CLI::App* replay = nullptr;
