@@ -125,7 +125,8 @@ Result<store::DispatchRoundResult> App::Parts::RoundsThroughApi::commit_round(
 
 void App::Parts::build_dispatcher() {
   sender = std::make_unique<outbound::HttpClientSender>(*client);
-  rounds = std::make_unique<RoundsThroughApi>(*this);
+  // One SQLite writer: the round joins the publishes' commit. PostgreSQL: its own.
+  if (store->single_writer()) rounds = std::make_unique<RoundsThroughApi>(*this);
   dispatcher_options = outbound::DispatcherOptions::from(config);
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(

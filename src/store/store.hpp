@@ -438,6 +438,12 @@ class Store : public ApplicationStore,
 
   // See BatchWriter. The default makes the two calls one after the other (two commits).
   WriteBatchResult write_batch(const WriteBatch& batch) override;
+
+  // True when every write goes through one writer connection (SQLite): then the
+  // dispatcher's rounds are better committed together with the publishes (write_batch)
+  // than taking turns with them. False (PostgreSQL): rounds run on their own connection,
+  // concurrently with publishes.
+  virtual bool single_writer() const { return false; }
 };
 
 }  // namespace hookd::store

@@ -44,6 +44,7 @@ class SqliteStore final : public Store {
   Result<int> schema_version() override;
   Result<DispatchRoundResult> dispatch_round(const DispatchRound& round) override;
   WriteBatchResult write_batch(const WriteBatch& batch) override;
+  bool single_writer() const override { return true; }
 
   // ApplicationStore
   Result<Application> create_application(Application app) override;
