@@ -8,6 +8,7 @@
 #   closed_dup50    the same with 50% duplicate event ids
 #   open_2000       a fixed 2,000 requests/s: p50/p99 of the 200
 #   open_2000_dup50 the same with 50% duplicates
+# DATABASE=postgresql://… runs hookd on that database instead of a fresh SQLite file.
 # Usage: bench/run_inbound.sh [build dir] [requests]   → JSON lines on stdout and in
 # $build/bench/inbound-results.jsonl
 set -euo pipefail
@@ -55,7 +56,7 @@ secrets = ["$secret"]
 url = "http://127.0.0.1:$sink_port/forward"
 secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 TOML
-"$build/hookd" serve --config "$work/hookd.toml" --database "$work/hookd.db" \
+"$build/hookd" serve --config "$work/hookd.toml" --database "${DATABASE:-$work/hookd.db}" \
   --listen 127.0.0.1:0 --port-file "$work/hookd.port" --token bench >"$work/hookd.log" 2>&1 &
 hookd_pid=$!
 pids+=($hookd_pid)
