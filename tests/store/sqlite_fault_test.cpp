@@ -290,18 +290,29 @@ class FailMatching final : public FaultInjector {
   std::string needle_;
 };
 
-// write_batch runs each part in its own savepoint: a round that fails is undone alone and
-// the publishes of the same batch still commit (and are claimable afterwards).
-TEST(SqliteWriteBatchFault, AFailingRoundLeavesThePublishesCommitted) {
+// A migrated file store whose statements matching `needle` fail while `faults->armed`.
+struct FaultyStore {
+  explicit FaultyStore(std::string needle)
+      : faults(std::make_shared<FailMatching>(std::move(needle))) {
+    sqlite::SqliteOptions opts;
+    opts.path = (dir.path() / "hookd.db").string();
+    opts.faults = faults;
+    store = SqliteStore::open(opts, clock, ids).value();
+    EXPECT_TRUE(store->migrate().has_value());
+  }
   TempDir dir;
   FakeClock clock;
   FakeIds ids;
-  auto faults = std::make_shared<FailMatching>("UPDATE deliveries");
-  sqlite::SqliteOptions opts;
-  opts.path = (dir.path() / "hookd.db").string();
-  opts.faults = faults;
-  auto store = SqliteStore::open(opts, clock, ids).value();
-  ASSERT_TRUE(store->migrate().has_value());
+  std::shared_ptr<FailMatching> faults;
+  std::unique_ptr<SqliteStore> store;
+};
+
+// write_batch runs each part in its own savepoint: a round that fails is undone alone and
+// the publishes of the same batch still commit (and are claimable afterwards).
+TEST(SqliteWriteBatchFault, AFailingRoundLeavesThePublishesCommitted) {
+  FaultyStore f("UPDATE deliveries");
+  auto& store = f.store;
+  auto& faults = f.faults;
   Application app;
   app.name = "a";
   const auto app_id = store->create_application(app)->id;
@@ -336,15 +347,9 @@ TEST(SqliteWriteBatchFault, AFailingRoundLeavesThePublishesCommitted) {
 // A relaxed write (the forwarder's round) that cannot restore synchronous=FULL afterwards
 // keeps its committed result, and no durable write commits until the setting is back.
 TEST(SqliteRelaxedWrite, FailingToRestoreFullBlocksDurableWritesUntilRestored) {
-  TempDir dir;
-  FakeClock clock;
-  FakeIds ids;
-  auto faults = std::make_shared<FailMatching>("PRAGMA synchronous=FULL");
-  sqlite::SqliteOptions opts;
-  opts.path = (dir.path() / "hookd.db").string();
-  opts.faults = faults;
-  auto store = SqliteStore::open(opts, clock, ids).value();
-  ASSERT_TRUE(store->migrate().has_value());
+  FaultyStore f("PRAGMA synchronous=FULL");
+  auto& store = f.store;
+  auto& faults = f.faults;
   faults->armed = true;
   auto round = store->inbox_round(InboxRound{});
   EXPECT_TRUE(round.has_value()) << round.error().message;  // committed: the result stands
