@@ -93,6 +93,8 @@ void Api::Impl::create_message(Call& call, Respond respond) {
   if (msg.event_id && msg.event_id->empty()) f.add_error("eventId", "must not be empty");
   msg.channels = f.string_list("channels", 10, 128);
   if (msg.channels && msg.channels->empty()) msg.channels.reset();
+  msg.tags = f.string_list("tags", 10, 128);
+  if (msg.tags && msg.tags->empty()) msg.tags.reset();
   msg.ordering_key = f.string("orderingKey", 256);
   if (!f.present("payload")) {
     f.add_error("payload", "is required (a JSON object)");
@@ -152,6 +154,7 @@ Reply Api::Impl::list_messages(Call& call) {
     filter.event_types = std::move(types);
   }
   if (auto channel = call.request.query_param("channel")) filter.channel = *channel;
+  if (auto tag = call.request.query_param("tag")) filter.tag = *tag;
   for (const auto* name : {"after", "before"}) {
     auto text = call.request.query_param(name);
     if (!text) continue;

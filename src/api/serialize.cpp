@@ -90,7 +90,7 @@ nlohmann::json to_json(const store::Message& msg) {
           {"eventId", optional_json(msg.event_id)},
           {"payload", json_or_string(msg.payload)},
           {"channels", optional_json(msg.channels)},
-          {"tags", nullptr},
+          {"tags", optional_json(msg.tags)},
           {"timestamp", format_time(msg.created_at)},
           // hookd additions
           {"orderingKey", optional_json(msg.ordering_key)},

@@ -74,6 +74,8 @@ struct Message {
   std::optional<std::string> ordering_key;
   std::optional<std::int64_t> sequence;  // per (app, ordering_key), assigned at publish
   Millis created_at = 0;
+  // Svix `tags`: free-form labels to filter message lists by (not used for routing).
+  std::optional<std::vector<std::string>> tags;
 };
 
 enum class DeliveryStatus { kPending, kDelivering, kDelivered, kDead, kDiscarded };

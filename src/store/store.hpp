@@ -111,6 +111,7 @@ struct NewMessage {
   std::string payload;
   std::optional<std::string> ordering_key;
   std::optional<PublishKey> key;  // publish_batch only
+  std::optional<std::vector<std::string>> tags;
 };
 
 struct PublishOutcome {
@@ -128,8 +129,9 @@ struct PublishOutcome {
 struct MessageFilter {
   std::optional<std::vector<std::string>> event_types;
   std::optional<std::string> channel;
-  std::optional<Millis> since;   // created_at >= since
-  std::optional<Millis> before;  // created_at < before
+  std::optional<std::string> tag;  // messages carrying this tag
+  std::optional<Millis> since;     // created_at >= since
+  std::optional<Millis> before;    // created_at < before
 };
 
 class MessageStore {

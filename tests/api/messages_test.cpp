@@ -110,7 +110,8 @@ TEST_F(ApiTest, ListMessagesNewestFirstWithFilters) {
   const auto app = make_app();
   publish(app, {{"eventType", "a"}});
   clock_.advance(1000);
-  publish(app, {{"eventType", "b"}, {"channels", {"eu"}}});
+  auto b = publish(app, {{"eventType", "b"}, {"channels", {"eu"}}, {"tags", {"t1", "t2"}}});
+  EXPECT_EQ(b["tags"], nlohmann::json::array({"t1", "t2"}));  // the 202 says them back
   clock_.advance(1000);
   publish(app, {{"eventType", "c"}});
   auto all = call("GET", "/api/v1/app/" + app + "/msg").json();
@@ -119,6 +120,10 @@ TEST_F(ApiTest, ListMessagesNewestFirstWithFilters) {
   auto filtered = call("GET", "/api/v1/app/" + app + "/msg?event_types=a&event_types=c").json();
   EXPECT_EQ(filtered["data"].size(), 2u);
   EXPECT_EQ(call("GET", "/api/v1/app/" + app + "/msg?channel=eu").json()["data"].size(), 1u);
+  auto tagged = call("GET", "/api/v1/app/" + app + "/msg?tag=t1").json();
+  ASSERT_EQ(tagged["data"].size(), 1u);
+  EXPECT_EQ(tagged["data"][0]["tags"], nlohmann::json::array({"t1", "t2"}));
+  EXPECT_EQ(all["data"][0]["tags"], nullptr);  // untagged
   auto after = call("GET", "/api/v1/app/" + app + "/msg?after=2023-11-14T22:13:21.000Z").json();
   EXPECT_EQ(after["data"].size(), 2u);
   EXPECT_EQ(call("GET", "/api/v1/app/" + app + "/msg?after=soon").status, 422);

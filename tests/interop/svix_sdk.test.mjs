@@ -71,9 +71,14 @@ test('A37: the Svix SDK creates an app, an endpoint and a message, and reads the
     const { key } = await svix.endpoint.getSecret(app.id, endpoint.id);
     assert.match(key, /^whsec_/);
     const message = await svix.message.create(app.id, {
-      eventType: 'invoice.paid', payload: { amount: 4200, text: 'héllo' },
+      eventType: 'invoice.paid', payload: { amount: 4200, text: 'héllo' }, tags: ['customer_7'],
     });
     assert.match(message.id, /^msg_/);
+    assert.deepEqual(message.tags, ['customer_7']);
+    const tagged = await svix.message.list(app.id, { tag: 'customer_7' });
+    assert.deepEqual(tagged.data.map((m) => m.id), [message.id]);
+    const untagged = await svix.message.list(app.id, { tag: 'nobody' });
+    assert.equal(untagged.data.length, 0);
 
     const delivered = await waitFor(() => received.find(
       (r) => r['headers']['webhook-id'] === message.id), 'the delivery');

@@ -137,6 +137,49 @@ TEST_P(StoreContract, BatchPublishHasPerItemResults) {
   EXPECT_EQ(store_->list_messages(app.id, MessageFilter{}, PageRequest{})->data.size(), 2u);
 }
 
+// Svix tags: kept with the message (single and batch publish, read back by get, list and
+// the dispatcher's claim) and filterable in the list; untagged messages have none.
+TEST_P(StoreContract, MessageTagsAreKeptAndFilterable) {
+  auto app = make_app();
+  make_endpoint(app.id);
+  auto single = publish(app.id, "e", [](NewMessage& m) {
+    m.tags = std::vector<std::string>{"project_1", "urgent"};
+  });
+  EXPECT_EQ(single.message.tags, (std::vector<std::string>{"project_1", "urgent"}));
+  NewMessage batched;
+  batched.app_id = app.id;
+  batched.event_type = "e";
+  batched.payload = "{}";
+  batched.tags = std::vector<std::string>{"project_2"};
+  NewMessage plain = batched;
+  plain.tags.reset();
+  auto outcomes = store_->publish_batch({batched, plain});
+  ASSERT_TRUE(outcomes.has_value()) << outcomes.error().message;
+  const auto batched_id = (*outcomes)[0].message.id;
+  EXPECT_EQ(store_->get_message(app.id, single.message.id)->tags, single.message.tags);
+  EXPECT_EQ(store_->get_message(app.id, batched_id)->tags,
+            std::optional<std::vector<std::string>>(std::vector<std::string>{"project_2"}));
+  EXPECT_FALSE(store_->get_message(app.id, (*outcomes)[1].message.id)->tags.has_value());
+  MessageFilter urgent;
+  urgent.tag = "urgent";
+  auto listed = store_->list_messages(app.id, urgent, PageRequest{});
+  ASSERT_TRUE(listed.has_value()) << listed.error().message;
+  ASSERT_EQ(listed->data.size(), 1u);
+  EXPECT_EQ(listed->data[0].id, single.message.id);
+  MessageFilter p2;
+  p2.tag = "project_2";
+  EXPECT_EQ(store_->list_messages(app.id, p2, PageRequest{})->data.size(), 1u);
+  DispatchRound round;
+  round.lease_owner = "w";
+  round.claim_limit = 10;
+  auto claimed = store_->dispatch_round(round);
+  ASSERT_TRUE(claimed.has_value()) << claimed.error().message;
+  ASSERT_EQ(claimed->messages.size(), 3u);
+  int tagged = 0;
+  for (const auto& m : claimed->messages) tagged += m.has_value() && m->tags.has_value();
+  EXPECT_EQ(tagged, 2);
+}
+
 TEST_P(StoreContract, ListMessagesFiltersAndPages) {
   auto app = make_app();
   for (int i = 0; i < 6; ++i) {

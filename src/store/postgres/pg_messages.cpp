@@ -124,7 +124,7 @@ Delivery new_delivery(const Message& msg, const std::string& endpoint_id, std::s
 // (the others hit the (app_id, event_id) unique key: duplicates).
 Result<std::set<std::string>> insert_messages(PgConnection& c, const std::vector<Message>& ms,
                                               Millis now) {
-  std::vector<ArrayLiteral> cols(6);
+  std::vector<ArrayLiteral> cols(7);
   for (const Message& m : ms) {
     cols[0].add(m.id);
     cols[1].add(m.app_id);
@@ -132,17 +132,19 @@ Result<std::set<std::string>> insert_messages(PgConnection& c, const std::vector
     cols[3].add(m.event_id);
     cols[4].add(encode_list(m.channels));
     cols[5].add_bytes(m.payload);
+    cols[6].add(encode_list(m.tags));
   }
   Params p;
   for (const auto& col : cols) p.add(col.str());
   p.add(now);
-  HOOKD_TRY(rows, c.query("INSERT INTO messages (id, app_id, event_type, event_id, channels, "
-                          "payload, ordering_key, sequence, created_at) "
-                          "SELECT id, app, et, eid, ch, pl, NULL, NULL, $7 FROM unnest($1::text[], "
-                          "$2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) "
-                          "AS t(id, app, et, eid, ch, pl) "
-                          "ON CONFLICT (app_id, event_id) DO NOTHING RETURNING id",
-                          p));
+  HOOKD_TRY(rows,
+            c.query("INSERT INTO messages (id, app_id, event_type, event_id, channels, "
+                    "payload, ordering_key, sequence, created_at, tags) "
+                    "SELECT id, app, et, eid, ch, pl, NULL, NULL, $8, tg FROM unnest($1::text[], "
+                    "$2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[]) "
+                    "AS t(id, app, et, eid, ch, pl, tg) "
+                    "ON CONFLICT (app_id, event_id) DO NOTHING RETURNING id",
+                    p));
   std::set<std::string> inserted;
   for (int i = 0; i < rows.size(); ++i) inserted.insert(rows.text(i, 0));
   return inserted;
@@ -194,15 +196,16 @@ Result<PublishOutcome> PgStore::publish_in_tx(PgConnection& c, const NewMessage&
               in.payload,
               in.ordering_key,
               std::nullopt,
-              now};
+              now,
+              in.tags};
   // ON CONFLICT DO NOTHING: a duplicate event id is detected by the unique key (and waits
   // for a concurrent insert of the same key to commit or roll back).
   Params p;
   p.add_all(m.id, m.app_id, m.event_type, m.event_id, encode_list(m.channels));
-  p.add_bytes(m.payload).add_all(m.ordering_key, std::nullopt, now);
+  p.add_bytes(m.payload).add_all(m.ordering_key, std::nullopt, now, encode_list(m.tags));
   HOOKD_TRY(ins, c.query(fmt::format("INSERT INTO messages ({}) VALUES ({}) "
                                      "ON CONFLICT (app_id, event_id) DO NOTHING",
-                                     kMessageColumns, placeholders(9)),
+                                     kMessageColumns, placeholders(10)),
                          p));
   if (ins.affected() == 0) {
     if (!in.event_id) return fail(ErrorCode::kInternal, "message insert ignored");
@@ -264,7 +267,7 @@ Status PgStore::publish_items_in_tx(PgConnection& c, const std::vector<NewMessag
     const NewMessage& in = msgs[i];
     messages.push_back(Message{ids_.next(id_prefix::kMessage), in.app_id, in.event_type,
                                in.event_id, in.channels, in.payload, std::nullopt, std::nullopt,
-                               now});
+                               now, in.tags});
   }
   HOOKD_TRY(inserted, insert_messages(c, messages, now));
   std::vector<Delivery> deliveries;
@@ -362,6 +365,12 @@ Result<Page<Message>> PgStore::list_messages(const std::string& app_id, const Me
           "EXISTS (SELECT 1 FROM json_array_elements_text(messages.channels::json) ch "
           "WHERE ch = ?)",
           {*filter.channel});
+    }
+    if (filter.tag) {
+      q.where(
+          "EXISTS (SELECT 1 FROM json_array_elements_text(messages.tags::json) tg "
+          "WHERE tg = ?)",
+          {*filter.tag});
     }
     if (filter.since) q.where("created_at >= ?", {*filter.since});
     if (filter.before) q.where("created_at < ?", {*filter.before});

@@ -87,6 +87,7 @@ Message read_message(const Row& s) {
       .ordering_key = s.opt_text(6),
       .sequence = s.opt_int64(7),
       .created_at = s.int64(8),
+      .tags = decode_list(s.opt_text(9)),
   };
 }
 

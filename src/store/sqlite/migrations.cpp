@@ -207,6 +207,11 @@ constexpr std::string_view kV3 = R"sql(
 CREATE INDEX inbox_parked ON inbox(source) WHERE status = 'parked';
 )sql";
 
+// Version 4: Svix message tags (a JSON list like channels; listing filters by one tag).
+constexpr std::string_view kV4 = R"sql(
+ALTER TABLE messages ADD COLUMN tags TEXT;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -222,6 +227,7 @@ const std::vector<Migration>& migrations() {
       {1, "initial schema", kV1},
       {2, "inbox business key index", kV2},
       {3, "inbox parked index", kV3},
+      {4, "message tags", kV4},
   };
   return kAll;
 }

@@ -96,6 +96,7 @@ Message read_message(const Stmt& s) {
       .ordering_key = s.opt_text(6),
       .sequence = s.opt_int64(7),
       .created_at = s.int64(8),
+      .tags = decode_list(s.opt_text(9)),
   };
 }
 

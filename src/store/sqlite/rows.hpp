@@ -34,7 +34,8 @@ inline constexpr std::string_view kEndpointColumns =
 Endpoint read_endpoint(const Stmt& s);
 
 inline constexpr std::string_view kMessageColumns =
-    "id, app_id, event_type, event_id, channels, payload, ordering_key, sequence, created_at";
+    "id, app_id, event_type, event_id, channels, payload, ordering_key, sequence, created_at, "
+    "tags";
 Message read_message(const Stmt& s);
 
 inline constexpr std::string_view kDeliveryColumns =

@@ -110,14 +110,16 @@ Result<PublishOutcome> SqliteStore::publish_in_tx(Connection& c, const NewMessag
               in.payload,
               in.ordering_key,
               std::nullopt,
-              now};
+              now,
+              in.tags};
   // Insert first, ON CONFLICT DO NOTHING: a duplicate event id is detected by the unique
   // key, never by select-then-insert.
-  HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO messages ({}) VALUES (?,?,?,?,?,?,?,?,?) "
+  HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO messages ({}) VALUES (?,?,?,?,?,?,?,?,?,?) "
                                        "ON CONFLICT (app_id, event_id) DO NOTHING",
                                        kMessageColumns)));
   ins.bind_all(m.id, m.app_id, m.event_type, m.event_id, encode_list(m.channels));
   ins.bind_blob(6, m.payload).bind(7, m.ordering_key).bind(8, std::nullopt).bind(9, now);
+  ins.bind(10, encode_list(m.tags));
   HOOKD_CHECK(ins.run());
   if (c.changes() == 0) {
     if (!in.event_id) return fail(ErrorCode::kInternal, "message insert ignored");
@@ -203,6 +205,9 @@ Result<Page<Message>> SqliteStore::list_messages(const std::string& app_id,
     if (filter.channel) {
       q.where("EXISTS (SELECT 1 FROM json_each(messages.channels) WHERE value = ?)",
               {*filter.channel});
+    }
+    if (filter.tag) {
+      q.where("EXISTS (SELECT 1 FROM json_each(messages.tags) WHERE value = ?)", {*filter.tag});
     }
     if (filter.since) q.where("created_at >= ?", {*filter.since});
     if (filter.before) q.where("created_at < ?", {*filter.before});
