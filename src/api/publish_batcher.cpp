@@ -27,12 +27,14 @@ Result<store::DispatchRoundResult> PublishBatcher::commit_round(store::DispatchR
   auto result = done.get_future();
   // submit() moves the item only when it accepts it, so `round` is still ours otherwise.
   Item item{Round{std::move(round), &done}};
-  if (!queue_.submit(std::move(item))) {
-    store::WriteBatch direct;
-    direct.round = std::move(std::get<Round>(item).round);
-    return *store_.write_batch(direct).round;
-  }
+  if (!queue_.submit(std::move(item))) return round_alone(std::move(std::get<Round>(item).round));
   return result.get();
+}
+
+Result<store::DispatchRoundResult> PublishBatcher::round_alone(store::DispatchRound round) {
+  store::WriteBatch alone;
+  alone.round = std::move(round);
+  return *store_.write_batch(alone).round;
 }
 
 PublishBatcher::Stats PublishBatcher::stats() const {
@@ -66,9 +68,7 @@ void PublishBatcher::commit(std::deque<Item>& batch) {
   count(answers.size(), rounds.size());
   if (!rounds.empty()) rounds.front()->done->set_value(std::move(*result.round));
   for (std::size_t i = 1; i < rounds.size(); ++i) {
-    store::WriteBatch alone;
-    alone.round = std::move(rounds[i]->round);
-    rounds[i]->done->set_value(std::move(*store_.write_batch(alone).round));
+    rounds[i]->done->set_value(round_alone(std::move(rounds[i]->round)));
   }
   if (answers.empty()) return;
   auto& outcomes = result.published;

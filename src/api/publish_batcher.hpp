@@ -70,6 +70,8 @@ class PublishBatcher {
   };
   using Item = std::variant<Publish, Round>;
   void commit(std::deque<Item>& batch);
+  // One round in a transaction of its own (not running, queue full, or a second round).
+  Result<store::DispatchRoundResult> round_alone(store::DispatchRound round);
   void count(std::size_t publishes, std::size_t rounds);
 
   store::BatchWriter& store_;

@@ -19,6 +19,18 @@ IdempotencyBegin::Outcome idempotency_outcome(const IdempotencyRecord& record,
   return O::kUnknown;
 }
 
+DeliveryStatus status_after(AttemptReport::Next next) {
+  switch (next) {
+    case AttemptReport::Next::kRetry:
+      return DeliveryStatus::kPending;
+    case AttemptReport::Next::kDelivered:
+      return DeliveryStatus::kDelivered;
+    case AttemptReport::Next::kDead:
+      return DeliveryStatus::kDead;
+  }
+  return DeliveryStatus::kPending;
+}
+
 Result<int> DeliveryStore::expedite_endpoint(const std::string& /*endpoint_id*/) { return 0; }
 
 Result<DispatchRoundResult> Store::dispatch_round(const DispatchRound& round) {

@@ -167,6 +167,9 @@ struct AttemptReport {
   Millis next_attempt_at = 0;  // kRetry only
 };
 
+// The delivery's status after a report (both backends write it).
+DeliveryStatus status_after(AttemptReport::Next next);
+
 // A leased delivery handed back without an attempt (e.g. its endpoint's gate said "wait").
 struct Deferral {
   std::string delivery_id;

@@ -125,18 +125,6 @@ void read_claimed_with_messages(const Rows& rows, std::vector<Delivery>& claimed
   }
 }
 
-DeliveryStatus status_after(AttemptReport::Next next) {
-  switch (next) {
-    case AttemptReport::Next::kRetry:
-      return DeliveryStatus::kPending;
-    case AttemptReport::Next::kDelivered:
-      return DeliveryStatus::kDelivered;
-    case AttemptReport::Next::kDead:
-      return DeliveryStatus::kDead;
-  }
-  return DeliveryStatus::kPending;
-}
-
 Attempt attempt_of(const AttemptReport& report, Millis now) {
   Attempt a = report.attempt;
   if (a.attempted_at == 0) a.attempted_at = now;

@@ -61,6 +61,5 @@ std::vector<Result<Delivery>> with_repeats(std::vector<Result<Delivery>> recorde
 
 // The attempt row a report writes, with the fields the store fills in (no ids yet).
 Attempt attempt_of(const AttemptReport& report, Millis now);
-DeliveryStatus status_after(AttemptReport::Next next);
 
 }  // namespace hookd::store::postgres

@@ -41,18 +41,6 @@ UPDATE deliveries SET status = ?1, attempts = attempts + 1,
 WHERE id = ?7 AND lease_owner = ?8 AND status = 'delivering'
 RETURNING {})sql";
 
-DeliveryStatus status_after(AttemptReport::Next next) {
-  switch (next) {
-    case AttemptReport::Next::kRetry:
-      return DeliveryStatus::kPending;
-    case AttemptReport::Next::kDelivered:
-      return DeliveryStatus::kDelivered;
-    case AttemptReport::Next::kDead:
-      return DeliveryStatus::kDead;
-  }
-  return DeliveryStatus::kPending;
-}
-
 Status insert_attempt(Connection& c, const Attempt& a) {
   HOOKD_TRY(ins,
             c.prepare(fmt::format("INSERT INTO attempts ({}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
