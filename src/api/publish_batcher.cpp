@@ -10,7 +10,8 @@ PublishBatcher::PublishBatcher(store::BatchWriter& store, std::size_t max_batch,
                                std::size_t max_queue, Committed on_committed)
     : store_(store),
       on_committed_(std::move(on_committed)),
-      queue_(max_batch, max_queue, [this](auto& batch) { commit(batch); }) {}
+      queue_(
+          max_batch, max_queue, [this](auto& batch) { commit(batch); }, "hookd-publish") {}
 
 PublishBatcher::~PublishBatcher() { stop(); }
 

@@ -45,8 +45,11 @@ Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
   options.timeout = config.delivery.timeout;
   options.stop_grace = config.server.shutdown_grace;
   p->forwarder_ = std::make_unique<inbound::Forwarder>(
-      options, inbound::ForwarderDeps{p->deps_.store, *p->sender_, p->deps_.clock, p->deps_.random,
-                                      std::move(sources), p->metrics_.get(), p->deps_.logger});
+      options,
+      inbound::ForwarderDeps{p->deps_.store, *p->sender_, p->deps_.clock, p->deps_.random,
+                             std::move(sources), p->metrics_.get(), p->deps_.logger,
+                             // One writer (SQLite): rounds share the receiver's commits.
+                             p->deps_.store.single_writer() ? p->batcher_.get() : nullptr});
   p->batcher_->on_committed([f = p->forwarder_.get()] { f->wake(); });
   return p;
 }

@@ -1,4 +1,5 @@
 #include "inbound/forwarder.hpp"
+#include "hookd/thread_name.hpp"
 
 #include <fmt/format.h>
 
@@ -76,6 +77,7 @@ void Forwarder::wake() {
 std::int64_t Forwarder::now_ms() { return deps_.clock.now().time_since_epoch().count(); }
 
 void Forwarder::run() {
+  name_this_thread("hookd-forward");
   std::optional<std::chrono::steady_clock::time_point> stop_deadline;
   for (;;) {
     std::deque<Completed> done;

@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "inbound/inbound_metrics.hpp"
+#include "inbound/inbox_rounds.hpp"
 #include "inbound/ordering.hpp"
 #include "inbound/source.hpp"
 #include "ops/log.hpp"
@@ -54,6 +55,8 @@ struct ForwarderDeps {
   std::map<std::string, std::shared_ptr<const Source>, std::less<>> sources;
   InboundMetrics* metrics = nullptr;
   const ops::Logger* logger = nullptr;
+  // Where rounds are committed; null: store.inbox_round directly (see InboxRounds).
+  InboxRounds* rounds = nullptr;
 };
 
 class Forwarder {

@@ -87,7 +87,8 @@ bool Forwarder::round(int claim_limit) {
   written.swap(pending_);
   r.updates.reserve(written.size());
   for (const auto& p : written) r.updates.push_back(p.update);
-  auto result = deps_.store.inbox_round(r);
+  auto result = deps_.rounds != nullptr ? deps_.rounds->commit_round(std::move(r))
+                                        : deps_.store.inbox_round(r);
   settling_.clear();  // committed (or lost with the round): no longer "in this batch"
   if (!result) {
     if (deps_.logger) {

@@ -3,6 +3,7 @@
 // (curl_multi_wakeup); the loop adds queued transfers, runs curl_multi_perform, completes
 // finished ones and sleeps in curl_multi_poll (which also honours libcurl's timers).
 #include "net/http_client.hpp"
+#include "hookd/thread_name.hpp"
 
 #include <curl/curl.h>
 
@@ -93,6 +94,7 @@ class HttpClient::Impl {
   }
 
   void run() {
+    name_this_thread("hookd-client");
     loop_thread_id_ = std::this_thread::get_id();
     while (true) {
       std::deque<std::unique_ptr<Transfer>> incoming;

@@ -1,5 +1,6 @@
 // HttpServer: acceptor, io threads, connection registry and the graceful stop; Responder.
 #include "net/http_server.hpp"
+#include "hookd/thread_name.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/socket_base.hpp>
@@ -122,6 +123,7 @@ Status HttpServer::Impl::open_acceptor() {
 }
 
 void HttpServer::Impl::run_io_thread() {
+  name_this_thread("hookd-http");
   for (;;) {
     try {
       io_.run();

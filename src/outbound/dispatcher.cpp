@@ -1,5 +1,6 @@
 // Dispatcher lifecycle and the dispatcher thread's loop (see dispatcher_impl.hpp).
 #include "outbound/dispatcher.hpp"
+#include "hookd/thread_name.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -84,6 +85,7 @@ Dispatcher::Impl::Inbox Dispatcher::Impl::wait_for_work(Steady::time_point deadl
 // commit) while those requests are on the wire, and send what was claimed. Under load the
 // round's duration is what batches the next one: completions pile up while it commits.
 void Dispatcher::Impl::run() {
+  name_this_thread("hookd-dispatch");
   auto next_claim = Steady::now();
   bool claim_now = true;
   while (true) {

@@ -16,6 +16,8 @@
 #include <thread>
 #include <utility>
 
+#include "hookd/thread_name.hpp"
+
 namespace hookd::store {
 
 template <typename Item>
@@ -23,10 +25,13 @@ class GroupCommitQueue {
  public:
   using Commit = std::function<void(std::deque<Item>& batch)>;
 
-  GroupCommitQueue(std::size_t max_batch, std::size_t max_queue, Commit commit)
+  // `thread_name` names the committer thread (see name_this_thread; 15 characters at most).
+  GroupCommitQueue(std::size_t max_batch, std::size_t max_queue, Commit commit,
+                   const char* thread_name = "hookd-commit")
       : max_batch_(std::max<std::size_t>(1, max_batch)),
         max_queue_(max_queue),
-        commit_(std::move(commit)) {}
+        commit_(std::move(commit)),
+        thread_name_(thread_name) {}
   ~GroupCommitQueue() { stop(); }
   GroupCommitQueue(const GroupCommitQueue&) = delete;
   GroupCommitQueue& operator=(const GroupCommitQueue&) = delete;
@@ -71,6 +76,7 @@ class GroupCommitQueue {
 
  private:
   void run() {
+    name_this_thread(thread_name_);
     std::unique_lock lock(mu_);
     for (;;) {
       cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -90,6 +96,7 @@ class GroupCommitQueue {
   const std::size_t max_batch_;
   const std::size_t max_queue_;
   Commit commit_;
+  const char* thread_name_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;

@@ -66,4 +66,11 @@ WriteBatchResult Store::write_batch(const WriteBatch& batch) {
   return out;
 }
 
+InboxWriteBatchResult Store::inbox_write_batch(InboxWriteBatch batch) {
+  InboxWriteBatchResult out;
+  if (!batch.inserts.empty()) out.inserted = inbox_insert_batch(std::move(batch.inserts));
+  if (batch.round) out.round = inbox_round(*batch.round);
+  return out;
+}
+
 }  // namespace hookd::store

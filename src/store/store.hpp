@@ -322,6 +322,20 @@ struct InboxRoundResult {
   std::vector<InboxEvent> claimed;          // as inbox_claim
 };
 
+// What the inbound group committer hands the store at once (see Store::inbox_write_batch):
+// the events the receiver queued and, optionally, the forwarder's round, sharing one commit.
+struct InboxWriteBatch {
+  std::vector<InboxEvent> inserts;
+  std::optional<InboxRound> round;
+};
+
+// Each part's own result, as WriteBatchResult: one part failing does not fail the other,
+// unless the commit itself failed (then both carry that error).
+struct InboxWriteBatchResult {
+  Result<std::vector<InboxInsertOutcome>> inserted = std::vector<InboxInsertOutcome>{};
+  std::optional<Result<InboxRoundResult>> round;  // set iff the batch had a round
+};
+
 struct InboxFilter {
   std::optional<std::string> source;
   std::optional<InboxStatus> status;
@@ -419,6 +433,17 @@ class BatchWriter {
   virtual WriteBatchResult write_batch(const WriteBatch& batch) = 0;
 };
 
+// The one call the inbound group committer needs (Store implements it; tests fake it).
+class InboxBatchWriter {
+ public:
+  virtual ~InboxBatchWriter() = default;
+  // inbox_insert_batch(inserts) and inbox_round(round) as ONE transaction, inserts first (the
+  // round's claim sees them; the rows both touch are written once). A part that fails is
+  // undone alone and reported in its slot; a failed commit fails both. Durable when there
+  // are inserts; a round alone commits as inbox_round does (without its own fsync).
+  virtual InboxWriteBatchResult inbox_write_batch(InboxWriteBatch batch) = 0;
+};
+
 class Store : public ApplicationStore,
               public EndpointStore,
               public MessageStore,
@@ -427,7 +452,8 @@ class Store : public ApplicationStore,
               public InboxStore,
               public IdempotencyStore,
               public AuditStore,
-              public BatchWriter {
+              public BatchWriter,
+              public InboxBatchWriter {
  public:
   // Creates or upgrades the schema. Idempotent; safe to run at every start.
   virtual Status migrate() = 0;
@@ -443,6 +469,9 @@ class Store : public ApplicationStore,
 
   // See BatchWriter. The default makes the two calls one after the other (two commits).
   WriteBatchResult write_batch(const WriteBatch& batch) override;
+
+  // See InboxBatchWriter. The default makes the two calls one after the other.
+  InboxWriteBatchResult inbox_write_batch(InboxWriteBatch batch) override;
 
   // True when every write goes through one writer connection (SQLite): then the
   // dispatcher's rounds are better committed together with the publishes (write_batch)

@@ -9,8 +9,12 @@
 #include <future>
 #include <thread>
 
+#include "support/held_commit.hpp"
+
 namespace hookd::api {
 namespace {
+
+using hookd::testing::wait_until;
 
 // Creates one delivery per message unless the event type is "nobody"; a round claims
 // `claimable` deliveries. Counts write_batch calls and what each carried.
@@ -87,23 +91,14 @@ TEST(PublishBatcherTest, ARoundWhileStoppedGoesStraightToTheStore) {
   EXPECT_EQ(store.rounds.load(), 1);
 }
 
-// Polls `done` for up to 10 s (no timing assertion: the caller checks the state after).
-template <class F>
-void wait_until(F done) {
-  for (int i = 0; i < 10'000 && !done(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
-
 // The point of routing rounds through the batcher: a round queued while publishes wait
 // shares their commit. The first commit is held open until four publishes and the round are
 // queued behind it; the next commit must carry all five.
 TEST(PublishBatcherTest, ARoundQueuedWithPublishesSharesTheirCommit) {
   FakeWriter store;
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  store.hold_first = released;
   PublishBatcher batcher(store, 16, 100);
+  hookd::testing::HeldCommit first;  // after the batcher: released before it is destroyed
+  store.hold_first = first.held();
   batcher.start();
   std::atomic<int> answered{0};
   auto submit = [&] {
@@ -113,16 +108,6 @@ TEST(PublishBatcherTest, ARoundQueuedWithPublishesSharesTheirCommit) {
       if (r) ++answered;
     });
   };
-  // Whatever happens below, let the held commit go before the batcher is destroyed.
-  struct Release {
-    std::promise<void>& p;
-    ~Release() {
-      try {
-        p.set_value();
-      } catch (const std::future_error&) {  // already released
-      }
-    }
-  } release_at_exit{release};
   ASSERT_TRUE(submit());  // the committer takes it and waits in write_batch
   wait_until([&] { return store.batches.load() == 1; });
   ASSERT_EQ(store.batches.load(), 1);
@@ -132,7 +117,7 @@ TEST(PublishBatcherTest, ARoundQueuedWithPublishesSharesTheirCommit) {
   auto claimed = std::async(std::launch::async, [&] { return batcher.commit_round(round); });
   wait_until([&] { return batcher.queued() == 5; });
   ASSERT_EQ(batcher.queued(), 5U);
-  release.set_value();
+  first.release();
   auto r = claimed.get();
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->claimed.size(), 2U);

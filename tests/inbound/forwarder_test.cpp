@@ -60,7 +60,7 @@ class ForwarderTest : public ::testing::Test {
     ForwarderOptions o;
     o.poll_interval = 10ms;
     forwarder_ = std::make_unique<Forwarder>(
-        o, ForwarderDeps{*store_, sender_, fclock_, random_, sources, nullptr, nullptr});
+        o, ForwarderDeps{*store_, sender_, fclock_, random_, sources, nullptr, nullptr, nullptr});
     ASSERT_TRUE(forwarder_->start());
   }
 

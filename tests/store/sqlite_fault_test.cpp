@@ -344,6 +344,38 @@ TEST(SqliteWriteBatchFault, AFailingRoundLeavesThePublishesCommitted) {
   EXPECT_EQ(due->size(), 2u);
 }
 
+// inbox_write_batch likewise: the forwarder's round failing (its claim UPDATEs the inbox)
+// is undone alone; the events of the same batch stay stored and answered.
+TEST(SqliteWriteBatchFault, AFailingInboxRoundLeavesTheEventsStored) {
+  FaultyStore f("UPDATE inbox");
+  auto& store = f.store;
+  InboxWriteBatch batch;
+  for (const char* id : {"e1", "e2"}) {
+    InboxEvent e;
+    e.source = "s";
+    e.event_id = id;
+    e.payload = "{}";
+    batch.inserts.push_back(e);
+  }
+  InboxRound round;
+  round.lease_owner = "fw";
+  round.claim_limit = 10;
+  batch.round = round;
+  f.faults->armed = true;
+  auto r = store->inbox_write_batch(batch);
+  f.faults->armed = false;
+  ASSERT_TRUE(r.inserted.has_value()) << r.inserted.error().message;
+  ASSERT_EQ(r.inserted->size(), 2u);
+  EXPECT_TRUE((*r.inserted)[0].inserted);
+  ASSERT_TRUE(r.round.has_value());
+  EXPECT_FALSE(r.round->has_value());
+  InboxClaimRequest req;
+  req.lease_owner = "fw";
+  auto due = store->inbox_claim(req);
+  ASSERT_TRUE(due.has_value());
+  EXPECT_EQ(due->size(), 2u);  // stored, and not left claimed by the undone round
+}
+
 // A relaxed write (the forwarder's round) that cannot restore synchronous=FULL afterwards
 // keeps its committed result, and no durable write commits until the setting is back.
 TEST(SqliteRelaxedWrite, FailingToRestoreFullBlocksDurableWritesUntilRestored) {

@@ -1,4 +1,5 @@
 #include "store/sqlite/checkpointer.hpp"
+#include "hookd/thread_name.hpp"
 
 #include <sqlite3.h>
 
@@ -32,6 +33,7 @@ int Checkpointer::checkpoint_once() {
 }
 
 void Checkpointer::run() {
+  name_this_thread("hookd-ckpt");
   std::unique_lock lock(mutex_);
   while (!stop_cv_.wait_for(lock, interval_, [this] { return stopping_; })) {
     lock.unlock();

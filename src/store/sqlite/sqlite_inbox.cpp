@@ -137,17 +137,20 @@ Result<InboxInsertOutcome> SqliteStore::inbox_insert(InboxEvent ev) {
   return write([&](Connection& c) { return inbox_insert_in_tx(c, ev, clock_.now_ms()); });
 }
 
+Result<std::vector<InboxInsertOutcome>> SqliteStore::inbox_insert_batch_in_tx(
+    Connection& c, std::vector<InboxEvent>& evs, Millis now) {
+  std::vector<InboxInsertOutcome> out;
+  out.reserve(evs.size());
+  for (auto& ev : evs) {
+    HOOKD_TRY(r, inbox_insert_in_tx(c, ev, now));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 Result<std::vector<InboxInsertOutcome>> SqliteStore::inbox_insert_batch(
     std::vector<InboxEvent> evs) {
-  return write([&](Connection& c) -> Result<std::vector<InboxInsertOutcome>> {
-    const Millis now = clock_.now_ms();
-    std::vector<InboxInsertOutcome> out;
-    for (auto& ev : evs) {
-      HOOKD_TRY(r, inbox_insert_in_tx(c, ev, now));
-      out.push_back(std::move(r));
-    }
-    return out;
-  });
+  return write([&](Connection& c) { return inbox_insert_batch_in_tx(c, evs, clock_.now_ms()); });
 }
 
 Result<InboxEvent> SqliteStore::inbox_get(const std::string& id) {

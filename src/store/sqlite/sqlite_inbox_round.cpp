@@ -10,13 +10,15 @@
 
 namespace hookd::store::sqlite {
 
+Result<InboxRoundResult> SqliteStore::inbox_round_in_tx(Connection& c, const InboxRound& round,
+                                                        Millis now) {
+  return run_inbox_round(
+      round, [&](const auto& updates) { return inbox_update_batch_in_tx(c, updates, now); },
+      [&](const InboxClaimRequest& claim) { return inbox_claim_in_tx(c, claim, now); });
+}
+
 Result<InboxRoundResult> SqliteStore::inbox_round(const InboxRound& round) {
-  return write_relaxed([&](Connection& c) {
-    const Millis now = clock_.now_ms();
-    return run_inbox_round(
-        round, [&](const auto& updates) { return inbox_update_batch_in_tx(c, updates, now); },
-        [&](const InboxClaimRequest& claim) { return inbox_claim_in_tx(c, claim, now); });
-  });
+  return write_relaxed([&](Connection& c) { return inbox_round_in_tx(c, round, clock_.now_ms()); });
 }
 
 Result<InboxEvent> SqliteStore::inbox_replay_dead(const std::string& id, const AuditEntry& audit) {

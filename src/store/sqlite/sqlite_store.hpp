@@ -44,6 +44,7 @@ class SqliteStore final : public Store {
   Result<int> schema_version() override;
   Result<DispatchRoundResult> dispatch_round(const DispatchRound& round) override;
   WriteBatchResult write_batch(const WriteBatch& batch) override;
+  InboxWriteBatchResult inbox_write_batch(InboxWriteBatch batch) override;
   bool single_writer() const override { return true; }
 
   // ApplicationStore
@@ -223,6 +224,10 @@ class SqliteStore final : public Store {
   Result<Delivery> insert_delivery_in_tx(Connection& c, const Message& msg,
                                          const std::string& endpoint_id, Millis now);
   Result<InboxInsertOutcome> inbox_insert_in_tx(Connection& c, InboxEvent& ev, Millis now);
+  Result<std::vector<InboxInsertOutcome>> inbox_insert_batch_in_tx(Connection& c,
+                                                                   std::vector<InboxEvent>& evs,
+                                                                   Millis now);
+  Result<InboxRoundResult> inbox_round_in_tx(Connection& c, const InboxRound& round, Millis now);
   Result<InboxEvent> inbox_update_in_tx(Connection& c, const InboxStatusUpdate& u, Millis now);
   Result<std::vector<Result<InboxEvent>>> inbox_update_batch_in_tx(
       Connection& c, const std::vector<InboxStatusUpdate>& updates, Millis now);

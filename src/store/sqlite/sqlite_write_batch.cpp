@@ -1,6 +1,7 @@
-// Store::write_batch on SQLite: the queued publishes and the dispatcher's round in ONE write
-// transaction. Each part runs inside its own savepoint, so a part that fails is undone alone
-// and the other still commits; one commit (one fsync with synchronous=FULL) for both.
+// Store::write_batch and Store::inbox_write_batch on SQLite: the queued publishes (inbound
+// events) and the dispatcher's (forwarder's) round in ONE write transaction. Each part runs
+// inside its own savepoint, so a part that fails is undone alone and the other still commits;
+// one commit (one fsync with synchronous=FULL) for both.
 #include <fmt/format.h>
 
 #include <string_view>
@@ -45,6 +46,32 @@ WriteBatchResult SqliteStore::write_batch(const WriteBatch& batch) {
   });
   if (!committed) {
     out.published = std::unexpected(committed.error());
+    if (batch.round) out.round = std::unexpected(committed.error());
+  }
+  return out;
+}
+
+InboxWriteBatchResult SqliteStore::inbox_write_batch(InboxWriteBatch batch) {
+  InboxWriteBatchResult out;
+  if (batch.inserts.empty()) {  // nothing to make durable: the round alone, relaxed
+    if (batch.round) out.round = inbox_round(*batch.round);
+    return out;
+  }
+  auto committed = write([&](Connection& c) -> Status {
+    const Millis now = clock_.now_ms();
+    HOOKD_TRY(inserted, in_savepoint(c, "batch_inbox", [&] {
+                return inbox_insert_batch_in_tx(c, batch.inserts, now);
+              }));
+    out.inserted = std::move(inserted);
+    if (batch.round) {
+      HOOKD_TRY(round, in_savepoint(c, "batch_inbox_round",
+                                    [&] { return inbox_round_in_tx(c, *batch.round, now); }));
+      out.round = std::move(round);
+    }
+    return {};
+  });
+  if (!committed) {
+    out.inserted = std::unexpected(committed.error());
     if (batch.round) out.round = std::unexpected(committed.error());
   }
   return out;
