@@ -23,6 +23,8 @@ Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
   client_options.connect_timeout = config.delivery.connect_timeout;
   client_options.total_timeout = config.delivery.timeout;
   client_options.body_limit = config.delivery.max_response_body_bytes;
+  client_options.thread_name = "hookd-fwd-http";
+  client_options.nice = config.delivery.inbound_forward_nice;
   p->client_ = std::make_unique<net::HttpClient>(std::move(client_options));
   p->sender_ = std::make_unique<outbound::HttpClientSender>(*p->client_);
   p->metrics_ = std::make_unique<inbound::InboundMetrics>(p->deps_.registry, p->deps_.catalogue);
@@ -44,6 +46,7 @@ Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
   options.poll_interval = config.delivery.poll_interval;
   options.timeout = config.delivery.timeout;
   options.stop_grace = config.server.shutdown_grace;
+  options.nice = config.delivery.inbound_forward_nice;
   p->forwarder_ = std::make_unique<inbound::Forwarder>(
       options,
       inbound::ForwarderDeps{p->deps_.store, *p->sender_, p->deps_.clock, p->deps_.random,

@@ -82,6 +82,9 @@ struct DeliveryConfig {
   int claim_batch_size = 256;
   Duration poll_interval = std::chrono::seconds(1);
   int workers = 16;
+  // Nice level of the inbound forwarding threads: when the CPU is short, acknowledging
+  // providers' calls (verify, store durably, 200) goes first; forwards catch up after.
+  int inbound_forward_nice = 10;
 };
 
 // [ssrf]

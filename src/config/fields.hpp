@@ -65,6 +65,7 @@ void visit_delivery(V& v, DeliveryConfig& d) {
   v.field("claim_batch_size", d.claim_batch_size);
   v.field("poll_interval", d.poll_interval);
   v.field("workers", d.workers);
+  v.field("inbound_forward_nice", d.inbound_forward_nice);
 }
 
 template <class V>

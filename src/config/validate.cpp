@@ -70,6 +70,7 @@ void check_delivery(Checker& c, const DeliveryConfig& d) {
   c.range("delivery.circuit_failure_threshold", d.circuit_failure_threshold, 0, 10'000);
   c.range("delivery.circuit_cooldown", d.circuit_cooldown, seconds(1), days(1));
   c.range("delivery.lease_duration", d.lease_duration, seconds(1), days(1));
+  c.range("delivery.inbound_forward_nice", d.inbound_forward_nice, 0, 19);
   if (d.lease_duration <= d.timeout) {
     c.problem("delivery.lease_duration",
               "must be longer than delivery.timeout (" + format_duration(d.timeout) +

@@ -1,5 +1,5 @@
 #include "inbound/forwarder.hpp"
-#include "hookd/thread_name.hpp"
+#include "hookd/threads.hpp"
 
 #include <fmt/format.h>
 
@@ -78,6 +78,7 @@ std::int64_t Forwarder::now_ms() { return deps_.clock.now().time_since_epoch().c
 
 void Forwarder::run() {
   name_this_thread("hookd-forward");
+  lower_this_thread_priority(options_.nice);
   std::optional<std::chrono::steady_clock::time_point> stop_deadline;
   for (;;) {
     std::deque<Completed> done;

@@ -45,6 +45,9 @@ struct ForwarderOptions {
   std::chrono::milliseconds stop_grace{30'000};
   // A forward that must wait for another event with the same business key in flight.
   std::chrono::milliseconds business_key_wait{200};
+  // The forwarder thread's nice level: under CPU contention, accepting and storing events
+  // (the receiver, the inbox commits) wins over forwarding, which only catches up later.
+  int nice = 0;
 };
 
 struct ForwarderDeps {

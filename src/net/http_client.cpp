@@ -3,7 +3,7 @@
 // (curl_multi_wakeup); the loop adds queued transfers, runs curl_multi_perform, completes
 // finished ones and sleeps in curl_multi_poll (which also honours libcurl's timers).
 #include "net/http_client.hpp"
-#include "hookd/thread_name.hpp"
+#include "hookd/threads.hpp"
 
 #include <curl/curl.h>
 
@@ -94,7 +94,8 @@ class HttpClient::Impl {
   }
 
   void run() {
-    name_this_thread("hookd-client");
+    name_this_thread(options_.thread_name);
+    lower_this_thread_priority(options_.nice);
     loop_thread_id_ = std::this_thread::get_id();
     while (true) {
       std::deque<std::unique_ptr<Transfer>> incoming;

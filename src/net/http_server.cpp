@@ -1,6 +1,6 @@
 // HttpServer: acceptor, io threads, connection registry and the graceful stop; Responder.
 #include "net/http_server.hpp"
-#include "hookd/thread_name.hpp"
+#include "hookd/threads.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/socket_base.hpp>

@@ -1,6 +1,6 @@
 // Dispatcher lifecycle and the dispatcher thread's loop (see dispatcher_impl.hpp).
 #include "outbound/dispatcher.hpp"
-#include "hookd/thread_name.hpp"
+#include "hookd/threads.hpp"
 
 #include <algorithm>
 #include <utility>

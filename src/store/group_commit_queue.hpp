@@ -16,7 +16,7 @@
 #include <thread>
 #include <utility>
 
-#include "hookd/thread_name.hpp"
+#include "hookd/threads.hpp"
 
 namespace hookd::store {
 

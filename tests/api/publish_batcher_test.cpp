@@ -9,7 +9,7 @@
 #include <future>
 #include <thread>
 
-#include "support/held_commit.hpp"
+#include "support/concurrency.hpp"
 
 namespace hookd::api {
 namespace {

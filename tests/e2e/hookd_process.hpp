@@ -64,6 +64,7 @@ class HookdProcess {
   std::string stdout_text() const;
   std::string stderr_text() const;
   const std::string& last_error() const { return last_error_; }
+  pid_t pid() const { return pid_; }  // -1 when not running
 
   // API calls with the test token.
   HttpReply get(const std::string& path) const;

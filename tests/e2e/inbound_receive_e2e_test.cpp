@@ -6,7 +6,9 @@
 #include <atomic>
 #include <thread>
 
+#include "e2e/e2e_support.hpp"
 #include "e2e/inbound_helpers.hpp"
+#include "support/proc_threads.hpp"
 
 namespace hookd::e2e {
 namespace {
@@ -70,16 +72,16 @@ TEST(InboundE2E, VerifiedEventIsStoredAnswered200AndForwardedSigned) {
   EXPECT_EQ(event["history"][1].value("to", ""), "processed");
 
   // The CLI reads the same inbox from the database.
-  const auto listed = hookd.run_command({"inbox", "list", "--json", "--config",
-                                         hookd.config_file().string(), "--database",
-                                         hookd.database().string(), "--source", "shop"});
+  const auto listed =
+      hookd.run_command({"inbox", "list", "--json", "--config", hookd.config_file().string(),
+                         "--database", hookd.database().string(), "--source", "shop"});
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   const auto rows = nlohmann::json::parse(listed.out, nullptr, false);
   ASSERT_EQ(rows.size(), 1u) << listed.out;
   EXPECT_EQ(rows[0].value("status", ""), "processed");
-  const auto shown = hookd.run_command({"inbox", "show", rows[0].value("id", ""), "--config",
-                                        hookd.config_file().string(), "--database",
-                                        hookd.database().string()});
+  const auto shown =
+      hookd.run_command({"inbox", "show", rows[0].value("id", ""), "--config",
+                         hookd.config_file().string(), "--database", hookd.database().string()});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_EQ(nlohmann::json::parse(shown.out, nullptr, false)["history"].size(), 2u) << shown.out;
 }
@@ -237,6 +239,25 @@ TEST(InboundE2E, OversizedBodyIs413UnknownSourceIs404WrongMethodIs405) {  // A33
   EXPECT_TRUE(inbox_list(hookd)["data"].empty());
   EXPECT_EQ(
       metric_value(hookd, R"(hookd_inbound_requests_total{source="shop",outcome="too_large"})"), 1);
+}
+
+// Accepting wins the CPU over forwarding: the two forwarding threads run at
+// [delivery] inbound_forward_nice (default 10), the request threads at the normal level.
+TEST(InboundE2E, ForwardingThreadsRunAtALowerPriorityThanRequestThreads) {
+  TestReceiver app;
+  app.start();
+  HookdProcess hookd(config_with_sources(standard_source("shop", app.url("/hooks/shop"))));
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  std::map<std::string, std::vector<int>> threads;
+  const bool lowered = eventually([&] {
+    threads = hookd::testing::thread_nice_levels(hookd.pid());
+    return threads["hookd-forward"] == std::vector<int>{10} &&
+           threads["hookd-fwd-http"] == std::vector<int>{10};
+  });
+  EXPECT_TRUE(lowered) << "hookd-forward/hookd-fwd-http not at nice 10";
+  ASSERT_FALSE(threads["hookd-http"].empty());
+  for (int nice : threads["hookd-http"]) EXPECT_EQ(nice, 0);
+  for (int nice : threads["hookd-inbox"]) EXPECT_EQ(nice, 0);
 }
 
 }  // namespace

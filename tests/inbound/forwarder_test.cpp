@@ -2,11 +2,16 @@
 // what each answer does to the event (processed + entity, retry, dead + audit).
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <mutex>
 #include <thread>
 
 #include "inbound/forwarder.hpp"
 #include "inbound/inbound_fixtures.hpp"
+#include "support/concurrency.hpp"
+#include "support/proc_threads.hpp"
 
 namespace hookd::inbound {
 namespace {
@@ -57,7 +62,7 @@ class ForwarderTest : public ::testing::Test {
     store_ = memory_store(clock_, ids_);
     std::map<std::string, std::shared_ptr<const Source>, std::less<>> sources;
     sources[c.name] = std::make_shared<const Source>(make_source(c));
-    ForwarderOptions o;
+    ForwarderOptions o = options_;
     o.poll_interval = 10ms;
     forwarder_ = std::make_unique<Forwarder>(
         o, ForwarderDeps{*store_, sender_, fclock_, random_, sources, nullptr, nullptr, nullptr});
@@ -100,8 +105,22 @@ class ForwarderTest : public ::testing::Test {
   FixedRandom random_;
   FakeSender sender_;
   std::unique_ptr<store::Store> store_;
+  ForwarderOptions options_;  // start() uses these (with a short poll interval)
   std::unique_ptr<Forwarder> forwarder_;
 };
+
+TEST_F(ForwarderTest, ItsThreadIsNamedAndRunsAtTheConfiguredNiceLevel) {
+  options_.nice = 7;
+  start(source_config());
+  auto threads = hookd::testing::thread_nice_levels(::getpid());
+  hookd::testing::wait_until([&] {  // the thread sets its level as it starts
+    threads = hookd::testing::thread_nice_levels(::getpid());
+    return threads.contains("hookd-forward") && threads["hookd-forward"] == std::vector<int>{7};
+  });
+  ASSERT_TRUE(threads.contains("hookd-forward"));
+  EXPECT_EQ(threads.at("hookd-forward"), std::vector<int>{7});
+  EXPECT_EQ(::getpriority(PRIO_PROCESS, 0), 0);  // this thread (the test's) is unchanged
+}
 
 TEST_F(ForwarderTest, ForwardsSignedWithIdempotencyKeyAndRecordsTheEntity) {
   auto c = source_config();

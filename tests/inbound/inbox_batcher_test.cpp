@@ -8,7 +8,7 @@
 #include <atomic>
 #include <future>
 
-#include "support/held_commit.hpp"
+#include "support/concurrency.hpp"
 
 namespace hookd::inbound {
 namespace {

@@ -1,5 +1,5 @@
 #include "store/sqlite/checkpointer.hpp"
-#include "hookd/thread_name.hpp"
+#include "hookd/threads.hpp"
 
 #include <sqlite3.h>
 

@@ -1,6 +1,7 @@
-// Helpers for group-commit tests (PublishBatcher, InboxBatcher): poll for a state without a
-// timing assertion, and a promise that is always fulfilled when the test leaves its scope,
-// so a committer held open by a fake store never outlives the test.
+// Helpers for tests with threads: wait_until polls for a state without a timing assertion;
+// HeldCommit (group-commit tests: PublishBatcher, InboxBatcher) is a promise that is always
+// fulfilled when the test leaves its scope, so a committer held open by a fake store never
+// outlives the test.
 // Thread-safety: wait_until polls from the calling thread; HeldCommit is for one test.
 #pragma once
 
