@@ -5,7 +5,9 @@
 // Every item still gets its own result (new / duplicate; updated / lease lost).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "store/postgres_support.hpp"
 #include "store/store_contract.hpp"
@@ -38,7 +40,8 @@ InboxStatusUpdate change(const InboxEvent& e, InboxStatus to) {
 class PgInboxRoundTripsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = open_pg_store(PgSchemas::instance().fresh(), clock_, ids_);
+    schema_ = PgSchemas::instance().fresh();
+    store_ = open_pg_store(schema_, clock_, ids_);
     ASSERT_NE(store_, nullptr);
     ASSERT_TRUE(store_->migrate().has_value());
   }
@@ -60,6 +63,25 @@ class PgInboxRoundTripsTest : public ::testing::Test {
     return out;
   }
 
+  // True once one of the store's sessions waits for a lock (bounded wait).
+  bool store_waits_for_a_lock() {
+    const std::string sql =
+        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = "
+        "'hookd-test-" +
+        schema_ + "'";
+    for (int i = 0; i < 1000; ++i) {
+      PGconn* conn = PQconnectdb(pg_test_url().c_str());
+      PGresult* res = PQexec(conn, sql.c_str());
+      const bool waiting = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) > 0;
+      PQclear(res);
+      PQfinish(conn);
+      if (waiting) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+  std::string schema_;
   FakeClock clock_;
   FakeIds ids_;
   std::unique_ptr<postgres::PgStore> store_;
@@ -93,6 +115,39 @@ TEST_F(PgInboxRoundTripsTest, InsertBatchIsOneRoundTripWithEachEventsOutcome) {
   EXPECT_EQ((*r)[21].id, (*r)[3].id);
 }
 
+// The batch's statement sees the rows committed before it started; a row of the same key
+// committed by another transaction while the insert waited for it is still a duplicate,
+// reported with that row's id.
+TEST_F(PgInboxRoundTripsTest, AKeyCommittedWhileTheInsertWaitedIsADuplicateWithItsId) {
+  ASSERT_TRUE(store_->inbox_insert(event("warm-up")).has_value());
+  PGconn* other = PQconnectdb(pg_test_url().c_str());
+  ASSERT_EQ(PQstatus(other), CONNECTION_OK);
+  auto run = [&](const std::string& sql) {
+    PGresult* res = PQexec(other, sql.c_str());
+    const bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    PQclear(res);
+    return ok;
+  };
+  ASSERT_TRUE(run("SET search_path TO " + schema_));
+  ASSERT_TRUE(run("BEGIN"));
+  ASSERT_TRUE(
+      run("INSERT INTO inbox (id, source, event_id, received_at, status, next_attempt_at, "
+          "payload) VALUES ('inb_other', 'esign', 'x', 1, 'received', 1, '\\x00')"));
+
+  Result<std::vector<InboxInsertOutcome>> r;
+  std::thread insert([&] { r = store_->inbox_insert_batch({event("x"), event("y")}); });
+  const bool waited = store_waits_for_a_lock();  // for the other transaction's row "x"
+  EXPECT_TRUE(run("COMMIT"));
+  insert.join();
+  PQfinish(other);
+  EXPECT_TRUE(waited);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_FALSE((*r)[0].inserted);
+  EXPECT_EQ((*r)[0].id, "inb_other");
+  EXPECT_TRUE((*r)[1].inserted);
+}
+
 TEST_F(PgInboxRoundTripsTest, RoundIsOneRoundTripAndKeepsEachUpdatesResult) {
   for (const char* id : {"a", "b", "c", "d"}) store_->inbox_insert(event(id));
   store_->inbox_insert(event("k1", "order-1", 1));
@@ -116,11 +171,7 @@ TEST_F(PgInboxRoundTripsTest, RoundIsOneRoundTripAndKeepsEachUpdatesResult) {
   auto lost = change(held["b"], InboxStatus::kProcessed);
   lost.lease_owner = "someone-else";
   InboxRound round;
-  round.updates = {change(held["a"], InboxStatus::kProcessed),
-                   lost,
-                   settled_k1,
-                   dead,
-                   retry,
+  round.updates = {change(held["a"], InboxStatus::kProcessed), lost, settled_k1, dead, retry,
                    change(held["a"], InboxStatus::kProcessed)};  // repeated: lease gone
   round.lease_owner = "fw";
   round.claim_limit = 10;
