@@ -228,5 +228,27 @@ TEST_F(PgInboxRoundTripsTest, AnEntityUpdatedTwiceInOneRoundKeepsItsLastState) {
   EXPECT_TRUE(entity.terminal);
 }
 
+// A restarted server: the first statement on a pooled connection finds it dead. The batch
+// is sent again on a fresh session (nothing reached the server), so the caller sees no error.
+TEST_F(PgInboxRoundTripsTest, BatchesAreSentAgainWhenTheSessionWasDropped) {
+  ASSERT_TRUE(store_->inbox_insert(event("a")).has_value());
+  const std::string drop =
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
+      "'hookd-test-" +
+      schema_ + "'";
+  ASSERT_TRUE(pg_run(pg_test_url(), drop));
+  auto inserted = store_->inbox_insert_batch({event("b")});
+  ASSERT_TRUE(inserted.has_value()) << inserted.error().message;
+  EXPECT_TRUE((*inserted)[0].inserted);
+
+  ASSERT_TRUE(pg_run(pg_test_url(), drop));
+  InboxRound round;
+  round.lease_owner = "fw";
+  round.claim_limit = 10;
+  auto r = store_->inbox_round(round);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(r->claimed.size(), 2u);
+}
+
 }  // namespace
 }  // namespace hookd::store::testing
