@@ -9,6 +9,7 @@
 // Also the operator's replay of a dead inbox event.
 #include <fmt/format.h>
 
+#include "store/postgres/pg_batch.hpp"
 #include "store/postgres/pg_delivery_sql.hpp"
 #include "store/postgres/pg_inbox_sql.hpp"
 #include "store/postgres/pg_pipeline.hpp"
@@ -24,7 +25,8 @@ Result<InboxRoundResult> PgStore::pipelined_inbox_round(
   InboxRoundResult out;
   const bool claims = claim && claim->limit > 0;
   if (updates.empty() && !claims) return out;
-  auto [firsts, repeated] = first_updates(updates);
+  auto [firsts, repeated] =
+      first_mentions(updates, [](const InboxStatusUpdate& u) -> std::string_view { return u.id; });
   PgPipeline p(c);
   p.add_simple("BEGIN");
   if (!durable) p.add_simple(std::string(kNotDurable));

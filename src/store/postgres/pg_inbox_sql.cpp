@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -149,17 +148,6 @@ std::vector<InboxEvent> claimed_inbox_events(const Rows& rows) {
   std::sort(out.begin(), out.end(), [](const InboxEvent& a, const InboxEvent& b) {
     return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
   });
-  return out;
-}
-
-FirstUpdates first_updates(const std::vector<InboxStatusUpdate>& updates) {
-  FirstUpdates out;
-  out.repeated.resize(updates.size(), false);
-  std::set<std::string_view> seen;
-  for (std::size_t i = 0; i < updates.size(); ++i) {
-    out.repeated[i] = !seen.insert(updates[i].id).second;
-    if (!out.repeated[i]) out.firsts.push_back(updates[i]);
-  }
   return out;
 }
 

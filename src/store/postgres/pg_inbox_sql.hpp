@@ -23,14 +23,6 @@ Params inbox_claim_params(const InboxClaimRequest& req, Millis now);
 // Oldest due first (RETURNING has no defined order).
 std::vector<InboxEvent> claimed_inbox_events(const Rows& rows);
 
-// An event named twice in one batch: only its first update counts, the others are kConflict
-// (the first one released the lease), as when they ran one after the other.
-struct FirstUpdates {
-  std::vector<InboxStatusUpdate> firsts;
-  std::vector<bool> repeated;  // per update of the batch
-};
-FirstUpdates first_updates(const std::vector<InboxStatusUpdate>& updates);
-
 // Status changes of DISTINCT events, one statement: the guarded UPDATE (an event whose lease
 // `lease_owner` lost is left alone) and, for the rows it changed only, the history row, the
 // entity state (the last update of an entity wins) and the audit entry. Returns the events
@@ -48,7 +40,7 @@ std::optional<Params> inbox_release_params(const std::vector<InboxStatusUpdate>&
                                            Millis now);
 
 // One result per update of the batch: the event as updated, or kConflict when its lease was
-// lost (or it was named before in the batch).
+// lost (or it was named before in the batch: `repeated`, see pg_batch.hpp).
 std::vector<Result<InboxEvent>> updated_inbox_events(const Rows& rows,
                                                      const std::vector<InboxStatusUpdate>& updates,
                                                      const std::vector<bool>& repeated);
