@@ -26,7 +26,11 @@ fi
 bin=$build/bench
 work=$(mktemp -d /tmp/hookd-inbound-bench.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
 trap cleanup EXIT
 secret=whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD
 results=$build/bench/inbound-results.jsonl
