@@ -1,8 +1,9 @@
 // hookd_bench_inbound_loadgen: the sending end of the inbound benchmark (bench/run_inbound.sh).
 // Pre-renders N signed Standard Webhooks requests (1 KiB JSON bodies, a fraction of them
 // repeating an earlier event id = duplicates), then sends them over C keep-alive connections
-// (one blocking thread each), closed loop (as fast as answers come) or open loop (--rate:
-// latency counted from the scheduled send time, so a slow server is charged for the delay).
+// (one blocking thread each, spread round-robin over the --port values: several nodes),
+// closed loop (as fast as answers come) or open loop (--rate: latency counted from the
+// scheduled send time, so a slow server is charged for the delay).
 // Prints a JSON summary: counts, statuses, ok/s, latency p50/p99/max.
 #include <CLI/CLI.hpp>
 #include <boost/asio.hpp>
@@ -19,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "hookd/signing.hpp"
 
@@ -30,7 +32,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::string host = "127.0.0.1";
-  int port = 0;
+  std::vector<int> ports;  // connection c goes to ports[c % size] (several nodes)
   std::string target = "/in/bench";
   std::string secret = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
   std::string id_prefix = "evt";
@@ -75,12 +77,12 @@ struct Shared {
   std::uint64_t errors = 0;
 };
 
-void run_connection(const Options& o, const std::vector<std::string>& requests, Shared& shared,
-                    Clock::time_point start, Clock::time_point end) {
+void run_connection(const Options& o, int port, const std::vector<std::string>& requests,
+                    Shared& shared, Clock::time_point start, Clock::time_point end) {
   asio::io_context io;
   asio::ip::tcp::socket socket(io);
   const asio::ip::tcp::endpoint endpoint(asio::ip::make_address(o.host),
-                                         static_cast<unsigned short>(o.port));
+                                         static_cast<unsigned short>(port));
   std::vector<std::int64_t> latencies;
   std::map<int, std::uint64_t> statuses;
   std::uint64_t errors = 0;
@@ -137,7 +139,8 @@ int main(int argc, char** argv) {
   Options o;
   CLI::App app{"signed Standard Webhooks load for hookd's /in/<source>"};
   app.add_option("--host", o.host);
-  app.add_option("--port", o.port)->required();
+  app.add_option("--port", o.ports, "repeat to spread the connections over several nodes")
+      ->required();
   app.add_option("--target", o.target, "request target, e.g. /in/bench");
   app.add_option("--secret", o.secret, "the source's whsec_ secret");
   app.add_option("--id-prefix", o.id_prefix, "event ids are <prefix>_<n>");
@@ -158,7 +161,8 @@ int main(int argc, char** argv) {
       start + std::chrono::milliseconds(static_cast<std::int64_t>(o.duration_s * 1000));
   std::vector<std::thread> threads;
   for (int c = 0; c < o.connections; ++c) {
-    threads.emplace_back([&] { run_connection(o, requests, shared, start, end); });
+    const int port = o.ports[static_cast<std::size_t>(c) % o.ports.size()];
+    threads.emplace_back([&, port] { run_connection(o, port, requests, shared, start, end); });
   }
   for (auto& t : threads) t.join();
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -173,6 +177,7 @@ int main(int argc, char** argv) {
       {"mode", o.rate > 0 ? "open" : "closed"},
       {"offered_rate", o.rate},
       {"connections", o.connections},
+      {"ports", o.ports.size()},
       {"duplicates_fraction", o.duplicates},
       {"completed", lat.size()},
       {"ok", ok},

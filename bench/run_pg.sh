@@ -28,13 +28,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-wait_for() {
-  local deadline=$((SECONDS + $2))
-  until [[ -s "$1" ]]; do
-    ((SECONDS < deadline)) || { echo "timed out waiting for $1" >&2; return 1; }
-    sleep 0.05
-  done
-}
+source bench/hookd_nodes.sh  # wait_for, start_node, stop_nodes
 
 echo "== machine =="
 echo "cores: $(nproc); date: $(date -u +%Y-%m-%dT%H:%MZ); commit: $(git rev-parse --short HEAD)"
@@ -66,25 +60,6 @@ start_sink() {
   sink_port=$(cat "$work/sink.port")
 }
 
-# start_node DB N [ENV=VALUE...]: hookd node N on database DB; sets node_url[N].
-declare -A node_url node_pid
-start_node() {
-  local db=$1 n=$2
-  shift 2
-  env "$@" HOOKD_NODE_ID="bench$n" HOOKD_SSRF_ALLOWED_SUBNETS=127.0.0.0/8 "$build/hookd" serve \
-    --listen 127.0.0.1:0 --port-file "$work/node$n.port" --database "${url%/*}/$db" \
-    --token "$token" >"$work/node$n.log" 2>&1 &
-  node_pid[$n]=$!
-  pids+=("${node_pid[$n]}")
-  wait_for "$work/node$n.port" 30
-  node_url[$n]="http://127.0.0.1:$(cat "$work/node$n.port")"
-  local deadline=$((SECONDS + 30))
-  until curl -sf --max-time 2 "${node_url[$n]}/readyz" >/dev/null; do
-    ((SECONDS < deadline)) || { echo "node $n not ready" >&2; tail "$work/node$n.log" >&2; return 1; }
-    sleep 0.1
-  done
-}
-
 api() {
   curl -sS --fail-with-body --max-time 10 -H "Authorization: Bearer $token" \
     -H 'Content-Type: application/json' "$@"
@@ -109,7 +84,9 @@ e2e() {
       HOOKD_DELIVERY_MAX_AGE=1h HOOKD_DELIVERY_CIRCUIT_COOLDOWN=1s)
     curl -sS --max-time 5 -X POST "http://127.0.0.1:$sink_port/control/down" >/dev/null
   fi
-  for n in $(seq 0 $((nodes - 1))); do start_node "$db" "$n" "${node_env[@]}"; done
+  for n in $(seq 0 $((nodes - 1))); do
+    start_node "$n" "${url%/*}/$db" "${node_env[@]}" -- --token "$token"
+  done
   local app
   app=$(api -X POST "${node_url[0]}/api/v1/app" -d '{"name":"bench"}' | jq -r .id)
   for e in $(seq 1 "$endpoints"); do
@@ -144,8 +121,7 @@ e2e() {
   printf '  published %d (%.0f/s, ack p99 %s ms), delivered %d of %d (%.0f/s first->last), duplicates %s\n' \
     "$published" "$pub_rate" "$(jq '.latency.p99_us / 1000' "$work/loadgen0.json")" "$seen" \
     "$expected" "$(jq .accepted_per_s "$work/sink.now.json")" "$(jq .duplicates "$work/sink.now.json")"
-  for n in $(seq 0 $((nodes - 1))); do kill "${node_pid[$n]}" 2>/dev/null || true; done
-  for n in $(seq 0 $((nodes - 1))); do wait "${node_pid[$n]}" 2>/dev/null || true; done
+  stop_nodes "$nodes"
   kill "$sink_pid" 2>/dev/null || true
   wait "$sink_pid" 2>/dev/null || true
 }

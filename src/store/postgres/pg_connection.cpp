@@ -159,6 +159,7 @@ Result<std::string> PgConnection::prepared_name(std::string_view sql, int nparam
   if (found != prepared_.end()) return found->second;
   std::string name = fmt::format("h{}", statements_named_++);
   std::string text(sql);
+  count_round_trip();
   std::unique_ptr<PGresult, void (*)(PGresult*)> res(
       PQprepare(conn_, name.c_str(), text.c_str(), nparams, nullptr), &PQclear);
   if (PQresultStatus(res.get()) != PGRES_COMMAND_OK)
@@ -178,6 +179,7 @@ Result<Rows> PgConnection::query(std::string_view sql, const Params& params) {
     values.push_back(params.nulls_[i] ? nullptr : params.values_[i].data());
     lengths.push_back(static_cast<int>(params.values_[i].size()));
   }
+  count_round_trip();
   PGresult* res = PQexecPrepared(conn_, name->c_str(), params.size(), values.data(), lengths.data(),
                                  params.formats_.data(), /*resultFormat=*/0);
   const auto status = PQresultStatus(res);
@@ -192,6 +194,7 @@ Result<Rows> PgConnection::query(std::string_view sql, const Params& params) {
 Status PgConnection::exec(std::string_view sql) {
   if (!healthy()) return fail(ErrorCode::kUnavailable, "postgresql: connection lost");
   std::string text(sql);
+  count_round_trip();
   std::unique_ptr<PGresult, void (*)(PGresult*)> res(PQexec(conn_, text.c_str()), &PQclear);
   const auto status = PQresultStatus(res.get());
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
@@ -214,6 +217,7 @@ Status PgConnection::begin(bool durable) {
 
 void PgConnection::rollback() {
   if (!healthy()) return;
+  count_round_trip();
   PQclear(PQexec(conn_, "ROLLBACK"));
 }
 

@@ -8,6 +8,7 @@
 
 #include <libpq-fe.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -90,6 +91,9 @@ struct ConnectionOptions {
   std::optional<std::string> schema;  // SET search_path at connect (tests: one per test)
   int connect_timeout_s = 3;
   std::string application_name = "hookd";  // pg_stat_activity shows it
+  // When set, every round trip to the server (a statement, a PREPARE, a whole pipeline) is
+  // counted here: what tests count to prove that a batch costs one. Shared by a pool.
+  std::shared_ptr<std::atomic<std::int64_t>> round_trips = nullptr;
 };
 
 class PgConnection {
@@ -135,6 +139,9 @@ class PgConnection {
   Status connect();
   Error error_of(const PGresult* res, std::string_view what);
   Result<std::string> prepared_name(std::string_view sql, int nparams);
+  void count_round_trip() {
+    if (options_.round_trips) options_.round_trips->fetch_add(1, std::memory_order_relaxed);
+  }
 
   ConnectionOptions options_;
   PGconn* conn_ = nullptr;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -132,15 +131,9 @@ Attempt attempt_of(const AttemptReport& report, Millis now) {
   return a;
 }
 
-FirstReports first_reports(const std::vector<AttemptReport>& reports) {
-  FirstReports out;
-  out.repeated.resize(reports.size(), false);
-  std::set<std::string_view> seen;
-  for (std::size_t i = 0; i < reports.size(); ++i) {
-    out.repeated[i] = !seen.insert(reports[i].delivery_id).second;
-    if (!out.repeated[i]) out.firsts.push_back(reports[i]);
-  }
-  return out;
+FirstMentions<AttemptReport> first_reports(const std::vector<AttemptReport>& reports) {
+  return first_mentions(reports,
+                        [](const AttemptReport& r) -> std::string_view { return r.delivery_id; });
 }
 
 std::vector<Result<Delivery>> with_repeats(std::vector<Result<Delivery>> recorded,

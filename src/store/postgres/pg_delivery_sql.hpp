@@ -11,6 +11,7 @@
 
 #include "hookd/result.hpp"
 #include "store/clock.hpp"
+#include "store/postgres/pg_batch.hpp"
 #include "store/postgres/pg_connection.hpp"
 #include "store/store.hpp"
 
@@ -49,11 +50,7 @@ std::vector<Result<Delivery>> recorded_deliveries(const Rows& rows,
 
 // A delivery named twice in one batch: only its first report counts, the others are
 // kConflict (the first one released the lease). `firsts` is what the statement records.
-struct FirstReports {
-  std::vector<AttemptReport> firsts;
-  std::vector<bool> repeated;  // per report of the batch
-};
-FirstReports first_reports(const std::vector<AttemptReport>& reports);
+FirstMentions<AttemptReport> first_reports(const std::vector<AttemptReport>& reports);
 // One result per report of the batch from the results of `firsts`.
 std::vector<Result<Delivery>> with_repeats(std::vector<Result<Delivery>> recorded,
                                            const std::vector<AttemptReport>& reports,

@@ -28,9 +28,6 @@ constexpr std::string_view kDeferSql =
     "FROM unnest($1::text[], $2::bigint[]) AS r(id, due) "
     "WHERE d.id = r.id AND (d.lease_owner = $4 AND d.status = 'delivering') IS TRUE";
 
-// A round that only claims need not wait for the WAL flush (see claim_due).
-constexpr std::string_view kNotDurable = "SET LOCAL synchronous_commit TO off";
-
 Params defer_params(const std::vector<Deferral>& items, const std::string& lease_owner,
                     Millis now) {
   ArrayLiteral ids, due;
@@ -76,7 +73,7 @@ Result<DispatchRoundResult> PgStore::pipelined_round(PgConnection& c, const Disp
   auto [firsts, repeated] = first_reports(round.reports);
   PgPipeline p(c);
   p.add_simple("BEGIN");
-  if (!durable) p.add_simple(std::string(kNotDurable));
+  if (!durable) p.add_simple(std::string(kNotDurable));  // only claims: see claim_due
   std::optional<std::size_t> record_at, defer_at, claim_at;
   std::vector<std::size_t> expedite_at;
   if (!firsts.empty()) {

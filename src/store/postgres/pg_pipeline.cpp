@@ -80,6 +80,7 @@ Result<std::vector<Rows>> PgPipeline::run() {
     return std::unexpected(std::move(e));
   };
   if (PQenterPipelineMode(pg) != 1) return link_error("pipeline");
+  conn_.count_round_trip();
   std::vector<Expected> expected;
   std::vector<std::string> unconfirmed;
   if (!send(expected, unconfirmed)) return link_error("pipeline send");

@@ -17,6 +17,10 @@
 
 namespace hookd::store::postgres {
 
+// Sent right after BEGIN: this transaction's COMMIT does not wait for the WAL flush (for
+// writes whose loss in a database crash only repeats work, like a lease taken).
+inline constexpr std::string_view kNotDurable = "SET LOCAL synchronous_commit TO off";
+
 class PgPipeline {
  public:
   explicit PgPipeline(PgConnection& conn) : conn_(conn) {}

@@ -21,8 +21,9 @@ Result<std::unique_ptr<PgStore>> PgStore::open(const PgOptions& options, Clock& 
 PgStore::PgStore(const PgOptions& options, Clock& clock, IdGenerator& ids)
     : clock_(clock),
       ids_(ids),
+      round_trips_(std::make_shared<std::atomic<std::int64_t>>(0)),
       pool_(ConnectionOptions{options.url, options.schema, options.connect_timeout_s,
-                              options.application_name},
+                              options.application_name, round_trips_},
             options.pool_size),
       schema_(options.schema) {}
 

@@ -11,6 +11,8 @@
 // Thread-safety: all methods may be called concurrently from any thread.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +39,8 @@ class PgStore final : public Store {
   ~PgStore() override;
 
   Status migrate() override;
+  // Round trips to the server so far, all connections (see ConnectionOptions::round_trips).
+  std::int64_t round_trips() const { return round_trips_->load(std::memory_order_relaxed); }
   Result<int> schema_version() override;
 
   // ApplicationStore
@@ -152,6 +156,24 @@ class PgStore final : public Store {
     }
   }
 
+  // Runs `body(conn)`, which makes its own transaction (one pipeline or one statement), on a
+  // pooled connection: rerun on deadlock or serialization failure, and once when the link
+  // failed (a restarted server: the connection found dead is reconnected for the rerun). A
+  // rerun after a lost answer whose transaction did commit is harmless for the inbox: its
+  // updates then find no lease (kConflict), its inserts find duplicates, its claims expire.
+  template <class F>
+  auto alone(F&& body) -> decltype(body(std::declval<PgConnection&>())) {
+    for (int attempt = 0;; ++attempt) {
+      auto lease = pool_.acquire();
+      if (!lease) return std::unexpected(lease.error());
+      PgConnection& c = lease->conn();
+      auto r = body(c);
+      if (r || attempt >= 4) return r;
+      const bool link_lost = attempt == 0 && r.error().code == ErrorCode::kUnavailable;
+      if (!link_lost && !c.retryable_failure()) return r;
+    }
+  }
+
   // Runs `body(conn)` on a pooled connection in autocommit mode (reads).
   template <class F>
   auto read(F&& body) -> decltype(body(std::declval<PgConnection&>())) {
@@ -172,12 +194,12 @@ class PgStore final : public Store {
   Result<AuditEntry> append_audit_in_tx(PgConnection& c, AuditEntry entry, Millis now);
   Result<Delivery> insert_delivery_in_tx(PgConnection& c, const Message& msg,
                                          const std::string& endpoint_id, Millis now);
-  Result<InboxInsertOutcome> inbox_insert_in_tx(PgConnection& c, InboxEvent& ev, Millis now);
-  Result<InboxEvent> inbox_update_in_tx(PgConnection& c, const InboxStatusUpdate& u, Millis now);
-  Result<std::vector<Result<InboxEvent>>> inbox_update_batch_in_tx(
-      PgConnection& c, const std::vector<InboxStatusUpdate>& updates, Millis now);
-  Result<std::vector<InboxEvent>> inbox_claim_in_tx(PgConnection& c, const InboxClaimRequest& req,
-                                                    Millis now);
+  // The inbox's status changes and claim as one transaction sent as one pipeline
+  // (pg_inbox_round.cpp); `durable` false: the commit does not wait for the WAL flush.
+  Result<InboxRoundResult> pipelined_inbox_round(PgConnection& c,
+                                                 const std::vector<InboxStatusUpdate>& updates,
+                                                 const std::optional<InboxClaimRequest>& claim,
+                                                 Millis now, bool durable);
   Result<std::vector<Delivery>> claim_in_tx(PgConnection& c, const ClaimRequest& req, Millis now);
   Result<std::vector<Result<Delivery>>> record_attempts_in_tx(
       PgConnection& c, const std::vector<AttemptReport>& reports, Millis now);
@@ -190,6 +212,7 @@ class PgStore final : public Store {
 
   Clock& clock_;
   IdGenerator& ids_;
+  std::shared_ptr<std::atomic<std::int64_t>> round_trips_;
   PgPool pool_;
   std::optional<std::string> schema_;
 };

@@ -1,0 +1,266 @@
+#include "store/postgres/pg_inbox_sql.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+
+#include "hookd/ids.hpp"
+#include "store/postgres/pg_arrays.hpp"
+#include "store/postgres/pg_rows.hpp"
+
+namespace hookd::store::postgres {
+namespace {
+
+#define HOOKD_INBOX_OPEN "('received', 'processing', 'retry', 'parked')"
+
+// Open rows are ordered per (source, entity_key) by (sequence, received_at, id); rows
+// without a sequence sort after those with one. Only the first open row of an entity is
+// claimable, and its lease is the entity's lease across nodes.
+constexpr std::string_view kClaimSql = R"sql(
+WITH due AS (
+  SELECT r.id FROM inbox r
+  WHERE r.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND r.next_attempt_at <= $3
+    AND (r.lease_until IS NULL OR r.lease_until <= $3)
+    AND ($5::text IS NULL OR r.source = $5::text)
+    AND (r.entity_key IS NULL OR NOT EXISTS (
+      SELECT 1 FROM inbox o
+      WHERE o.source = r.source AND o.entity_key = r.entity_key
+        AND o.status IN )sql" HOOKD_INBOX_OPEN R"sql(
+        AND (COALESCE(o.sequence, 9223372036854775807), o.received_at, o.id)
+          < (COALESCE(r.sequence, 9223372036854775807), r.received_at, r.id)))
+  ORDER BY r.next_attempt_at, r.id LIMIT $4
+  FOR UPDATE OF r SKIP LOCKED)
+UPDATE inbox SET status = 'processing', lease_owner = $1, lease_until = $2
+FROM due WHERE inbox.id = due.id
+RETURNING {})sql";
+
+#undef HOOKD_INBOX_OPEN
+
+// $1..$8: one element per update (`ord` is its 1-based position); $9 now; $10..$15 the
+// entity states and $16..$24 the audit entries, each naming its update by `ord`, joined to
+// the rows the UPDATE changed (a lost lease writes nothing else). The lease guard is
+// written `(...) IS TRUE` so that no index can serve it and only the primary key drives the
+// join (as for the deliveries, pg_delivery_sql.cpp). DISTINCT ON: an entity upserted twice
+// in one statement is an error; the batch's last state of it is the one kept, as when the
+// updates ran one after the other.
+constexpr std::string_view kUpdateSql = R"sql(
+WITH r AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[],
+                       $6::text[], $7::boolean[], $8::text[])
+    WITH ORDINALITY AS r(id, owner, status, attempt, next_at, error, settles, note, ord)),
+done AS (
+  UPDATE inbox i SET status = r.status, attempts = i.attempts + r.attempt,
+    next_attempt_at = COALESCE(r.next_at, i.next_attempt_at),
+    last_error = COALESCE(r.error, i.last_error),
+    processed_at = CASE WHEN r.settles THEN $9::bigint ELSE i.processed_at END,
+    lease_owner = NULL, lease_until = NULL
+  FROM r WHERE i.id = r.id AND (i.lease_owner = r.owner AND i.status = 'processing') IS TRUE
+  RETURNING {0}, r.ord, r.note),
+history AS (
+  INSERT INTO inbox_history (inbox_id, at, from_status, to_status, note)
+  SELECT done.id, $9::bigint, 'processing', done.status, done.note FROM done ORDER BY done.ord),
+entities AS (
+  INSERT INTO inbox_entities (source, entity_key, last_sequence, state, terminal, updated_at)
+  SELECT DISTINCT ON (e.source, e.entity_key) e.source, e.entity_key, e.last_sequence,
+    e.state, e.terminal, $9::bigint
+  FROM unnest($10::bigint[], $11::text[], $12::text[], $13::bigint[], $14::text[],
+              $15::boolean[]) AS e(ord, source, entity_key, last_sequence, state, terminal)
+    JOIN done ON done.ord = e.ord
+  ORDER BY e.source, e.entity_key, e.ord DESC
+  ON CONFLICT (source, entity_key) DO UPDATE SET last_sequence = excluded.last_sequence,
+    state = excluded.state, terminal = excluded.terminal, updated_at = excluded.updated_at),
+audited AS (
+  INSERT INTO audit_log ({1})
+  SELECT a.id, $9::bigint, a.actor, a.action, a.target_type, a.target_id, a.reason, a.before,
+    a.after
+  FROM unnest($16::bigint[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[],
+              $22::text[], $23::text[], $24::text[])
+    AS a(ord, id, actor, action, target_type, target_id, reason, before, after)
+    JOIN done ON done.ord = a.ord
+  ORDER BY a.ord)
+SELECT {2} FROM done)sql";
+
+// `s`: the events this transaction settled (processed_at = now: their update succeeded).
+constexpr std::string_view kReleaseDependentsSql = R"sql(
+UPDATE inbox p SET next_attempt_at = $1::bigint
+FROM inbox s
+WHERE s.id = ANY($2::text[]) AND s.processed_at = $1::bigint
+  AND p.source = s.source AND p.status = 'parked' AND p.next_attempt_at > $1::bigint
+  AND EXISTS (SELECT 1 FROM json_array_elements_text(p.depends_on::json) d
+              WHERE d = s.event_id))sql";
+
+// $1..$10: one element per event, $11 now. Inserted in (source, event_id) order so that two
+// batches sharing events lock them in the same order (no deadlock); the first of two equal
+// events of the batch is the one inserted. `k`: the row this statement inserted for the
+// event's key (the first of duplicates in the batch), `o`: the row committed before it.
+constexpr std::string_view kInsertBatchSql = R"sql(
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+                       $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::bytea[])
+    WITH ORDINALITY AS v(id, source, event_id, business_key, entity_key, sequence,
+                         event_time, depends_on, headers, payload, ord)),
+ins AS (
+  INSERT INTO inbox (id, source, event_id, business_key, entity_key, sequence, event_time,
+                     received_at, status, attempts, next_attempt_at, depends_on, headers,
+                     payload)
+  SELECT v.id, v.source, v.event_id, v.business_key, v.entity_key, v.sequence, v.event_time,
+    $11::bigint, 'received', 0, $11::bigint, v.depends_on, v.headers, v.payload
+  FROM v ORDER BY v.source COLLATE "C", v.event_id COLLATE "C", v.ord
+  ON CONFLICT (source, event_id) DO NOTHING
+  RETURNING id, source, event_id),
+history AS (
+  INSERT INTO inbox_history (inbox_id, at, from_status, to_status, note)
+  SELECT ins.id, $11::bigint, NULL, 'received', 'received' FROM ins)
+SELECT n.id, COALESCE(k.id, o.id)
+FROM v LEFT JOIN ins n ON n.id = v.id
+  LEFT JOIN ins k ON k.source = v.source AND k.event_id = v.event_id
+  LEFT JOIN inbox o ON o.source = v.source AND o.event_id = v.event_id
+ORDER BY v.ord)sql";
+
+bool settles(InboxStatus s) {
+  return s == InboxStatus::kProcessed || s == InboxStatus::kStale ||
+         s == InboxStatus::kSuperseded || s == InboxStatus::kDuplicate;
+}
+
+Params params_of(const std::vector<ArrayLiteral>& columns) {
+  Params p;
+  for (const auto& col : columns) p.add(col.str());
+  return p;
+}
+
+}  // namespace
+
+const std::string& inbox_claim_sql() {
+  static const std::string sql = fmt::format(kClaimSql, qualify(kInboxColumns, "inbox"));
+  return sql;
+}
+
+Params inbox_claim_params(const InboxClaimRequest& req, Millis now) {
+  return Params().add_all(req.lease_owner, now + req.lease_ms, now, std::max(req.limit, 0),
+                          req.source);
+}
+
+std::vector<InboxEvent> claimed_inbox_events(const Rows& rows) {
+  auto out = collect<InboxEvent>(rows, read_inbox);
+  std::sort(out.begin(), out.end(), [](const InboxEvent& a, const InboxEvent& b) {
+    return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
+  });
+  return out;
+}
+
+const std::string& inbox_update_sql() {
+  static const std::string sql =
+      fmt::format(kUpdateSql, qualify(kInboxColumns, "i"), kAuditColumns, kInboxColumns);
+  return sql;
+}
+
+Params inbox_update_params(const std::vector<InboxStatusUpdate>& updates, Millis now,
+                           IdGenerator& ids) {
+  std::vector<ArrayLiteral> update(8), entity(6), audit(9);
+  std::int64_t ord = 0;
+  for (const auto& u : updates) {
+    ++ord;
+    update[0].add(u.id);
+    update[1].add(u.lease_owner);
+    update[2].add(to_string(u.to));
+    update[3].add(static_cast<std::int64_t>(u.count_attempt ? 1 : 0));
+    update[4].add(u.next_attempt_at);
+    update[5].add(u.error);
+    update[6].add(settles(u.to));
+    update[7].add(u.note);
+    if (u.entity) {
+      const InboxEntity& e = *u.entity;
+      entity[0].add(ord);
+      entity[1].add(e.source);
+      entity[2].add(e.entity_key);
+      entity[3].add(e.last_sequence);
+      entity[4].add(e.state);
+      entity[5].add(e.terminal);
+    }
+    if (u.audit) {
+      const AuditEntry& a = *u.audit;
+      audit[0].add(ord);
+      audit[1].add(ids.next(id_prefix::kAudit));
+      audit[2].add(a.actor);
+      audit[3].add(a.action);
+      audit[4].add(a.target_type);
+      audit[5].add(a.target_id);
+      audit[6].add(a.reason);
+      audit[7].add(a.before);
+      audit[8].add(a.after);
+    }
+  }
+  Params p;
+  for (const auto& col : update) p.add(col.str());
+  p.add(now);
+  for (const auto& col : entity) p.add(col.str());
+  for (const auto& col : audit) p.add(col.str());
+  return p;
+}
+
+const std::string& inbox_release_dependents_sql() {
+  static const std::string sql(kReleaseDependentsSql);
+  return sql;
+}
+
+std::optional<Params> inbox_release_params(const std::vector<InboxStatusUpdate>& updates,
+                                           Millis now) {
+  ArrayLiteral settled;
+  bool any = false;
+  for (const auto& u : updates) {
+    if (!settles(u.to)) continue;
+    settled.add(u.id);
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return Params().add_all(now, settled.str());
+}
+
+std::vector<Result<InboxEvent>> updated_inbox_events(const Rows& rows,
+                                                     const std::vector<InboxStatusUpdate>& updates,
+                                                     const std::vector<bool>& repeated) {
+  std::unordered_map<std::string, InboxEvent> updated;
+  for (auto& ev : collect<InboxEvent>(rows, read_inbox)) updated.emplace(ev.id, std::move(ev));
+  std::vector<Result<InboxEvent>> out;
+  out.reserve(updates.size());
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    auto found = repeated[i] ? updated.end() : updated.find(updates[i].id);
+    if (found == updated.end()) {
+      out.push_back(fail(ErrorCode::kConflict, "lease on inbox event " + updates[i].id + " lost"));
+    } else {
+      out.push_back(found->second);
+    }
+  }
+  return out;
+}
+
+const std::string& inbox_insert_batch_sql() {
+  static const std::string sql(kInsertBatchSql);
+  return sql;
+}
+
+Params inbox_insert_batch_params(std::vector<InboxEvent>& events, Millis now, IdGenerator& ids) {
+  std::vector<ArrayLiteral> columns(10);
+  for (auto& ev : events) {
+    ev.id = ids.next(id_prefix::kInbound);
+    ev.received_at = now;
+    ev.status = InboxStatus::kReceived;
+    ev.next_attempt_at = now;
+    columns[0].add(ev.id);
+    columns[1].add(ev.source);
+    columns[2].add(ev.event_id);
+    columns[3].add(ev.business_key);
+    columns[4].add(ev.entity_key);
+    columns[5].add(ev.sequence);
+    columns[6].add(ev.event_time);
+    columns[7].add(encode_list(ev.depends_on));
+    columns[8].add(encode_headers(ev.headers));
+    columns[9].add_bytes(ev.payload);
+  }
+  return params_of(columns).add(now);
+}
+
+}  // namespace hookd::store::postgres
