@@ -9,6 +9,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libpq-dev postgresql sqlite3 procps curl jq bsdextrautils
+  libjemalloc-dev  # the hookd binary's allocator (docs/dependencies.md)
   linux-perf  # profiling the benchmarks (docs/benchmarks.md)
 )
 
