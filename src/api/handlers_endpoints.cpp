@@ -194,7 +194,7 @@ Reply Api::Impl::set_endpoint_enabled(Call& call, bool disabled) {
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
   Fields f(*body);
-  const auto reason = f.required_string("reason", 1024);
+  const auto reason = f.required_text("reason", 1024);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   store::Endpoint after = ep;
   after.disabled = disabled;

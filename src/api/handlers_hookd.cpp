@@ -22,7 +22,7 @@ std::expected<BulkAction, ApiError> read_action(const nlohmann::json& body,
                                                 bool allow_endpoint) {
   Fields f(body);
   BulkAction action;
-  action.reason = f.required_string("reason", 1024);
+  action.reason = f.required_text("reason", 1024);
   if (allow_endpoint) action.endpoint_id = f.string("endpointId", 256);
   if (single_id) {
     action.ids.push_back(std::move(*single_id));

@@ -103,7 +103,7 @@ Reply Api::Impl::replay_inbox(Call& call) {
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
   Fields f(*body);
-  const std::string reason = f.required_string("reason", 1024);
+  const std::string reason = f.required_text("reason", 1024);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   store::AuditEntry audit;
   audit.actor = call.actor;

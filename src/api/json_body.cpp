@@ -159,6 +159,14 @@ std::string Fields::required_string(std::string_view name, std::size_t max_lengt
   return s.value_or("");
 }
 
+std::string Fields::required_text(std::string_view name, std::size_t max_length) {
+  const std::size_t errors_before = errors_.size();
+  std::string s = required_string(name, max_length);
+  const bool blank = s.find_first_not_of(" \t\r\n\f\v") == std::string::npos;
+  if (errors_.size() == errors_before && blank) add_error(std::string(name), "must not be blank");
+  return s;
+}
+
 std::optional<std::int64_t> Fields::integer(std::string_view name, std::int64_t min,
                                             std::int64_t max) {
   const auto* v = find(name);

@@ -39,6 +39,8 @@ class Fields {
 
   std::optional<std::string> string(std::string_view name, std::size_t max_length = 1024);
   std::string required_string(std::string_view name, std::size_t max_length = 1024);
+  // As required_string, and not only whitespace (an operator's reason for an audited action).
+  std::string required_text(std::string_view name, std::size_t max_length = 1024);
   std::optional<std::int64_t> integer(std::string_view name, std::int64_t min, std::int64_t max);
   std::optional<bool> boolean(std::string_view name);
   std::optional<std::vector<std::string>> string_list(std::string_view name,

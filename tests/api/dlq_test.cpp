@@ -90,6 +90,8 @@ TEST_F(DlqTest, ReplayManyToAnotherEndpoint) {
     EXPECT_EQ(d.endpoint_id, other);
   }
   EXPECT_EQ(post("/api/v1/hookd/dlq/replay", {{"reason", "x"}}).status, 422) << "ids required";
+  EXPECT_EQ(post("/api/v1/hookd/dlq/replay", {{"ids", dead_ids()}, {"reason", "   "}}).status, 422)
+      << "a blank reason is no reason (A30)";
 }
 
 TEST_F(DlqTest, A30_DiscardIsAudited) {

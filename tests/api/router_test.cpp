@@ -66,6 +66,20 @@ TEST(JsonBody, NonObjectsAndEmptyBodiesAreRefused) {
   EXPECT_EQ(parse_json_object("", 64).error().status, 400);
 }
 
+TEST(JsonBody, RequiredTextRefusesBlankOnceAndKeepsOtherErrorsSingle) {
+  auto j = nlohmann::json::parse(R"({"blank": " \t\n ", "empty": "", "ok": " fixed ", "num": 1})");
+  Fields f(j);
+  EXPECT_EQ(f.required_text("ok"), " fixed ");
+  f.required_text("blank");
+  f.required_text("empty");
+  f.required_text("num");
+  f.required_text("missing");
+  ASSERT_EQ(f.errors().size(), 4u);  // one error per field, not "empty" and "blank" both
+  EXPECT_EQ(f.errors()[0].message, "must not be blank");
+  EXPECT_EQ(f.errors()[1].message, "must not be empty");
+  EXPECT_EQ(f.errors()[3].message, "is required");
+}
+
 TEST(JsonBody, FieldsCollectEveryProblem) {
   auto j = nlohmann::json::parse(R"({"name": 5, "rate": -1, "list": ["a", ""]})");
   Fields f(j);
