@@ -3,12 +3,14 @@
 # 8 clients), the store's outbound ceiling without HTTP (publish_batch, claim + record of 100,
 # 1 and 2 nodes: bench/pg_queue_bench.cpp), and the end-to-end outbound run of issue 3 with 1
 # and 2 hookd nodes on one database (loadgen -> API -> PostgreSQL -> dispatcher -> sink):
-# max rate with 1 and 10 endpoints, and the drain of a backlog (endpoint down, then up).
+# max rate with 1 and 10 endpoints, and the drain of a backlog (endpoint down, then up); then
+# the inbound gateway benchmark (bench/run_inbound.sh) with 1 and 2 nodes on the same cluster.
 # Everything runs against a private, durable cluster (fsync on, synchronous_commit on) in a
 # temporary directory, started and removed by this script. Bounded; loopback only.
 # Knobs: SECONDS_PER_RUN (10), CONNECTIONS (32), BACKLOG_MESSAGES (20000), BUILD (build),
 # ONLY_E2E=1 (skip pgbench and the store-only loops), E2E="NODES:ENDPOINTS:max|backlog ..."
-# (the end-to-end runs; default 1:1:max 1:10:max 1:1:backlog 2:1:max 2:1:backlog).
+# (the end-to-end runs; default 1:1:max 1:10:max 1:1:backlog 2:1:max 2:1:backlog),
+# INBOUND="1 2" (node counts of the inbound runs; "" skips them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -129,4 +131,15 @@ e2e() {
 for run in ${E2E:-1:1:max 1:10:max 1:1:backlog 2:1:max 2:1:backlog}; do
   IFS=: read -r nodes endpoints mode <<<"$run"
   e2e "$nodes" "$endpoints" "$mode"
+done
+
+# The inbound benchmark of issue 4 (bench/run_inbound.sh) on the same cluster, beside the
+# pgbench ceiling above: 1 and 2 nodes, each on a fresh database. INBOUND="" skips it;
+# INBOUND_REQUESTS (20000) and INBOUND_CONNECTIONS (256) size it.
+for nodes in ${INBOUND-1 2}; do
+  db="inbound_$nodes"
+  psql_ "$url" -c "CREATE DATABASE $db"
+  echo "== inbound gateway on PostgreSQL: $nodes node(s), ${INBOUND_CONNECTIONS:-256} connections =="
+  NODES=$nodes DATABASE="${url%/*}/$db" CONNECTIONS=${INBOUND_CONNECTIONS:-256} \
+    bash bench/run_inbound.sh "$build" "${INBOUND_REQUESTS:-20000}"
 done
