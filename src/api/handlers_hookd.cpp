@@ -154,7 +154,7 @@ Reply Api::Impl::batcher_stats(Call&) {
   const auto s = batcher_.stats();
   return json_response(200, dump({{"publish",
                                    {{"commits", s.commits},
-                                    {"messages", s.messages},
+                                    {"messages", s.items},
                                     {"largestBatch", s.largest},
                                     {"dispatcherRounds", s.rounds}}}}));
 }

@@ -73,7 +73,7 @@ TEST(InboxBatcherTest, AnswersEachEventAndWakesOnlyForNewOnes) {
   EXPECT_FALSE(dup->inserted);
   EXPECT_EQ(wakes.load(), 1);  // nothing new: no wake-up
   batcher.stop();
-  EXPECT_EQ(batcher.stats().events, 2U);
+  EXPECT_EQ(batcher.stats().items, 2U);
 }
 
 TEST(InboxBatcherTest, ARoundWhileStoppedGoesStraightToTheStore) {
