@@ -33,14 +33,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# wait_for FILE SECONDS: until FILE is non-empty.
-wait_for() {
-  local deadline=$((SECONDS + $2))
-  until [[ -s "$1" ]]; do
-    ((SECONDS < deadline)) || { echo "timed out waiting for $1" >&2; return 1; }
-    sleep 0.05
-  done
-}
+source bench/hookd_nodes.sh  # wait_for
 
 # stop PID [SECONDS]: SIGTERM, then SIGKILL if it has not exited in time.
 stop() {
