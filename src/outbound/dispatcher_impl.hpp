@@ -110,8 +110,10 @@ class Dispatcher::Impl {
   static constexpr int kUnknownEndpointClaims = 32;
   int absorbable(bool discover) const;
   Steady::time_point next_discovery_{};  // next round allowed to claim for unknown endpoints
+  // The cached endpoint, re-read when older than the TTL or than `revision` (the revision a
+  // claim returned with a delivery); nullptr when it is gone.
   EndpointState* endpoint_state(const std::string& app_id, const std::string& endpoint_id,
-                                TimePoint now);
+                                std::optional<std::int64_t> revision, TimePoint now);
   bool refresh(EndpointState& state, TimePoint now);
   using HeldIds = std::unordered_set<std::string_view>;
   HeldIds held_delivery_ids() const;  // views into the held jobs: valid until they change

@@ -98,7 +98,9 @@ bool Dispatcher::Impl::round(bool claim) {
 }
 
 EndpointState* Dispatcher::Impl::endpoint_state(const std::string& app_id,
-                                                const std::string& endpoint_id, TimePoint now) {
+                                                const std::string& endpoint_id,
+                                                std::optional<std::int64_t> revision,
+                                                TimePoint now) {
   auto it = endpoints_.find(endpoint_id);
   if (it == endpoints_.end()) {
     EndpointState state;
@@ -109,7 +111,10 @@ EndpointState* Dispatcher::Impl::endpoint_state(const std::string& app_id,
       endpoints_.erase(it);
       return nullptr;
     }
-  } else if (now - it->second.fetched_at >= options_.endpoint_ttl) {
+  } else if (revision > it->second.endpoint.revision ||
+             now - it->second.fetched_at >= options_.endpoint_ttl) {
+    // A newer revision: the endpoint changed (new secret, URL, ...) before this delivery's
+    // message was published, so the change must apply to it (the TTL covers the rest).
     refresh(it->second, now);
   }
   return &it->second;
@@ -162,7 +167,8 @@ bool Dispatcher::Impl::refresh(EndpointState& state, TimePoint now) {
 
 void Dispatcher::Impl::accept(store::Delivery delivery, Result<store::Message> message,
                               TimePoint now, const HeldIds& held_ids) {
-  EndpointState* state = endpoint_state(delivery.app_id, delivery.endpoint_id, now);
+  EndpointState* state =
+      endpoint_state(delivery.app_id, delivery.endpoint_id, delivery.endpoint_revision, now);
   if (state == nullptr || !state->usable) {
     give_back(delivery, now + options_.poll_interval);
     return;

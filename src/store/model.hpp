@@ -62,6 +62,9 @@ struct Endpoint {
   std::string metadata = "{}";
   Millis created_at = 0;
   Millis updated_at = 0;
+  // Grows by one with every change of the row (update, rotation, enable/disable), so a
+  // cached copy knows it is stale (the dispatcher compares it with claimed deliveries').
+  std::int64_t revision = 1;
 };
 
 struct Message {
@@ -99,6 +102,9 @@ struct Delivery {
   std::optional<std::int64_t> sequence;
   Millis created_at = 0;
   Millis updated_at = 0;
+  // Set by claims only: the endpoint's revision as the claim saw it, i.e. at least the one
+  // every change acknowledged before this delivery's message was published had made.
+  std::optional<std::int64_t> endpoint_revision;
 };
 
 enum class AttemptTrigger { kScheduled, kManual };

@@ -64,21 +64,26 @@ logged AS (
          duration_ms, error, success, trigger, url) ON x.delivery_id = done.id)
 SELECT {2} FROM done)sql";
 
-constexpr int kDeliveryColumnCount = 17;
-
 }  // namespace
 
+// Each claimed delivery is followed by its endpoint's revision, read in the statement's
+// snapshot: every change committed before the claimed message's publish is in it.
+constexpr std::string_view kWithEndpointRevision = "LEFT JOIN endpoints e ON e.id = c.endpoint_id";
+
 const std::string& claim_sql() {
-  static const std::string sql = fmt::format(kClaimSql, qualify(kDeliveryColumns, "deliveries"),
-                                             fmt::format("{} FROM claimed", kDeliveryColumns));
+  static const std::string sql =
+      fmt::format(kClaimSql, qualify(kDeliveryColumns, "deliveries"),
+                  fmt::format("{}, e.revision FROM claimed c {}", qualify(kDeliveryColumns, "c"),
+                              kWithEndpointRevision));
   return sql;
 }
 
 const std::string& claim_with_messages_sql() {
-  static const std::string sql =
-      fmt::format(kClaimSql, qualify(kDeliveryColumns, "deliveries"),
-                  fmt::format("{}, {} FROM claimed c LEFT JOIN messages m ON m.id = c.msg_id",
-                              qualify(kDeliveryColumns, "c"), qualify(kMessageColumns, "m")));
+  static const std::string sql = fmt::format(
+      kClaimSql, qualify(kDeliveryColumns, "deliveries"),
+      fmt::format("{}, e.revision, {} FROM claimed c {} LEFT JOIN messages m ON m.id = c.msg_id",
+                  qualify(kDeliveryColumns, "c"), qualify(kMessageColumns, "m"),
+                  kWithEndpointRevision));
   return sql;
 }
 
@@ -90,10 +95,17 @@ namespace {
 bool oldest_due_first(const Delivery& a, const Delivery& b) {
   return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
 }
+
+Delivery read_claimed(const Row& row) {
+  Delivery d = read_delivery(row);
+  d.endpoint_revision = row.opt_int64(kDeliveryColumnCount);
+  return d;
+}
+
 }  // namespace
 
 std::vector<Delivery> claimed_deliveries(const Rows& rows) {
-  auto out = collect<Delivery>(rows, read_delivery);
+  auto out = collect<Delivery>(rows, read_claimed);
   std::sort(out.begin(), out.end(), oldest_due_first);
   return out;
 }
@@ -104,7 +116,7 @@ void read_claimed_with_messages(const Rows& rows, std::vector<Delivery>& claimed
   std::vector<Delivery> deliveries;
   deliveries.reserve(order.size());
   for (int i = 0; i < rows.size(); ++i) {
-    deliveries.push_back(read_delivery(Row{rows, i}));
+    deliveries.push_back(read_claimed(Row{rows, i}));
     order[static_cast<std::size_t>(i)] = i;
   }
   std::sort(order.begin(), order.end(), [&](int a, int b) {
@@ -114,7 +126,7 @@ void read_claimed_with_messages(const Rows& rows, std::vector<Delivery>& claimed
   claimed.reserve(order.size());
   messages.reserve(order.size());
   for (int i : order) {
-    const Row message_row{rows, i, kDeliveryColumnCount};
+    const Row message_row{rows, i, kDeliveryColumnCount + 1};  // after the revision
     if (message_row.is_null(0)) {
       messages.push_back(fail(ErrorCode::kNotFound, "message not found"));
     } else {

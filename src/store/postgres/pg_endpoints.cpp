@@ -37,14 +37,15 @@ Result<Endpoint> PgStore::create_endpoint(Endpoint ep) {
     HOOKD_CHECK(require_application(c, ep.app_id));
     ep.id = ids_.next(id_prefix::kEndpoint);
     ep.created_at = ep.updated_at = clock_.now_ms();
+    ep.revision = 1;
     HOOKD_CHECK(c.query(
-        fmt::format("INSERT INTO endpoints ({}) VALUES ({})", kEndpointColumns, placeholders(21)),
+        fmt::format("INSERT INTO endpoints ({}) VALUES ({})", kEndpointColumns, placeholders(22)),
         Params().add_all(ep.id, ep.app_id, ep.uid, ep.url, ep.description,
                          encode_list(ep.filter_types), encode_list(ep.channels), ep.secrets.current,
                          ep.secrets.previous, ep.secrets.previous_expires_at, ep.rate_limit,
                          ep.disabled, ep.disabled_reason, ep.fifo, encode_headers(ep.headers),
                          ep.retry_policy, ep.connect_timeout_ms, ep.total_timeout_ms, ep.metadata,
-                         ep.created_at, ep.updated_at)));
+                         ep.created_at, ep.updated_at, ep.revision)));
     return ep;
   });
 }
@@ -70,7 +71,8 @@ Result<Endpoint> PgStore::update_endpoint(const Endpoint& ep) {
                             "previous_expires_at = $8, rate_limit = $9, disabled = $10, "
                             "disabled_reason = $11, fifo = $12, headers = $13, retry_policy = $14, "
                             "connect_timeout_ms = $15, total_timeout_ms = $16, metadata = $17, "
-                            "updated_at = $18 WHERE id = $19 AND app_id = $20",
+                            "updated_at = $18, revision = revision + 1 "
+                            "WHERE id = $19 AND app_id = $20",
                             Params().add_all(
                                 ep.uid, ep.url, ep.description, encode_list(ep.filter_types),
                                 encode_list(ep.channels), ep.secrets.current, ep.secrets.previous,
@@ -98,8 +100,8 @@ Result<Endpoint> PgStore::rotate_endpoint_secret(const std::string& app_id, cons
     const Millis now = clock_.now_ms();
     HOOKD_TRY(rows,
               c.query("UPDATE endpoints SET previous_secret = secret, "
-                      "previous_expires_at = $1, secret = $2, updated_at = $3 "
-                      "WHERE id = $4 AND app_id = $5",
+                      "previous_expires_at = $1, secret = $2, updated_at = $3, "
+                      "revision = revision + 1 WHERE id = $4 AND app_id = $5",
                       Params().add_all(now + previous_valid_ms, new_secret, now, id, app_id)));
     HOOKD_CHECK(changed_one(rows));
     return load_endpoint(c, app_id, id);
@@ -112,7 +114,8 @@ Result<Endpoint> PgStore::set_endpoint_disabled(const std::string& app_id, const
   return write([&](PgConnection& c) -> Result<Endpoint> {
     const Millis now = clock_.now_ms();
     HOOKD_TRY(rows, c.query("UPDATE endpoints SET disabled = $1, disabled_reason = $2, "
-                            "updated_at = $3 WHERE id = $4 AND app_id = $5",
+                            "updated_at = $3, revision = revision + 1 "
+                            "WHERE id = $4 AND app_id = $5",
                             Params().add_all(disabled, disabled ? reason : std::nullopt, now, id,
                                              app_id)));
     HOOKD_CHECK(changed_one(rows));

@@ -215,6 +215,11 @@ constexpr std::string_view kV4 = R"sql(
 ALTER TABLE messages ADD COLUMN tags TEXT COLLATE "C";
 )sql";
 
+// Version 5: endpoint revisions (see the SQLite migration 5).
+constexpr std::string_view kV5 = R"sql(
+ALTER TABLE endpoints ADD COLUMN revision BIGINT NOT NULL DEFAULT 1;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -230,10 +235,13 @@ constexpr std::string_view kMigrationLock = "SELECT pg_advisory_xact_lock(728301
 
 const std::vector<PgMigration>& pg_migrations() {
   static const std::vector<PgMigration> kAll = {
+      // clang-format off
       {1, "initial schema", kV1},
       {2, "inbox business key index", kV2},
       {3, "inbox parked index", kV3},
       {4, "message tags", kV4},
+      {5, "endpoint revisions", kV5},
+      // clang-format on
   };
   return kAll;
 }

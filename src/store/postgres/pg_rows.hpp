@@ -22,6 +22,7 @@ using sqlite::encode_list;
 using sqlite::kAppColumns;
 using sqlite::kAttemptColumns;
 using sqlite::kAuditColumns;
+using sqlite::kDeliveryColumnCount;
 using sqlite::kDeliveryColumns;
 using sqlite::kEndpointColumns;
 using sqlite::kEventTypeColumns;

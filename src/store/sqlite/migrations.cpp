@@ -212,6 +212,13 @@ constexpr std::string_view kV4 = R"sql(
 ALTER TABLE messages ADD COLUMN tags TEXT;
 )sql";
 
+// Version 5: endpoint revisions. Every change of an endpoint row adds one, and the delivery
+// claim returns it, so the dispatcher re-reads a cached endpoint that changed before the
+// claimed message was published (a rotation or new URL applies to the very next message).
+constexpr std::string_view kV5 = R"sql(
+ALTER TABLE endpoints ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -224,10 +231,13 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> kAll = {
+      // clang-format off
       {1, "initial schema", kV1},
       {2, "inbox business key index", kV2},
       {3, "inbox parked index", kV3},
       {4, "message tags", kV4},
+      {5, "endpoint revisions", kV5},
+      // clang-format on
   };
   return kAll;
 }

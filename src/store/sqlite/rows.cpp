@@ -82,6 +82,7 @@ Endpoint read_endpoint(const Stmt& s) {
   ep.metadata = s.text(18);
   ep.created_at = s.int64(19);
   ep.updated_at = s.int64(20);
+  ep.revision = s.int64(21);
   return ep;
 }
 

@@ -30,7 +30,7 @@ EventType read_event_type(const Stmt& s);
 inline constexpr std::string_view kEndpointColumns =
     "id, app_id, uid, url, description, filter_types, channels, secret, previous_secret, "
     "previous_expires_at, rate_limit, disabled, disabled_reason, fifo, headers, retry_policy, "
-    "connect_timeout_ms, total_timeout_ms, metadata, created_at, updated_at";
+    "connect_timeout_ms, total_timeout_ms, metadata, created_at, updated_at, revision";
 Endpoint read_endpoint(const Stmt& s);
 
 inline constexpr std::string_view kMessageColumns =
@@ -42,6 +42,7 @@ inline constexpr std::string_view kDeliveryColumns =
     "id, msg_id, endpoint_id, app_id, status, attempts, next_attempt_at, lease_owner, "
     "lease_until, first_attempt_at, last_attempt_at, last_error, last_response_status, "
     "ordering_key, sequence, created_at, updated_at";
+inline constexpr int kDeliveryColumnCount = 17;
 Delivery read_delivery(const Stmt& s);
 
 inline constexpr std::string_view kAttemptColumns =

@@ -31,7 +31,7 @@ WHERE rowid IN (
       WHERE o.endpoint_id = d.endpoint_id AND o.ordering_key = d.ordering_key
         AND o.status IN ('pending', 'delivering') AND o.sequence < d.sequence))
   ORDER BY d.next_attempt_at, d.rowid LIMIT ?4)
-RETURNING {})sql";
+RETURNING {}, (SELECT e.revision FROM endpoints e WHERE e.id = deliveries.endpoint_id))sql";
 
 constexpr std::string_view kRecordSql = R"sql(
 UPDATE deliveries SET status = ?1, attempts = attempts + 1,
@@ -59,7 +59,11 @@ Result<std::vector<Delivery>> SqliteStore::claim_in_tx(Connection& c, const Clai
                                                        Millis now) {
   HOOKD_TRY(q, c.prepare(fmt::format(kClaimSql, kDeliveryColumns)));
   q.bind_all(req.lease_owner, now + req.lease_ms, now, std::max(req.limit, 0));
-  HOOKD_TRY(rows, collect<Delivery>(q, read_delivery));
+  HOOKD_TRY(rows, collect<Delivery>(q, [](const Stmt& s) {
+              Delivery d = read_delivery(s);
+              d.endpoint_revision = s.opt_int64(kDeliveryColumnCount);
+              return d;
+            }));
   // RETURNING has no defined order: oldest due first.
   std::sort(rows.begin(), rows.end(), [](const Delivery& a, const Delivery& b) {
     return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);

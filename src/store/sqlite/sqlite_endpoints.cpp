@@ -34,15 +34,16 @@ Result<Endpoint> SqliteStore::create_endpoint(Endpoint ep) {
     HOOKD_CHECK(require_application(c, ep.app_id));
     ep.id = ids_.next(id_prefix::kEndpoint);
     ep.created_at = ep.updated_at = clock_.now_ms();
+    ep.revision = 1;
     HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO endpoints ({}) VALUES "
-                                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                                          kEndpointColumns)));
     HOOKD_CHECK(
         ins.bind_all(ep.id, ep.app_id, ep.uid, ep.url, ep.description, encode_list(ep.filter_types),
                      encode_list(ep.channels), ep.secrets.current, ep.secrets.previous,
                      ep.secrets.previous_expires_at, ep.rate_limit, ep.disabled, ep.disabled_reason,
                      ep.fifo, encode_headers(ep.headers), ep.retry_policy, ep.connect_timeout_ms,
-                     ep.total_timeout_ms, ep.metadata, ep.created_at, ep.updated_at)
+                     ep.total_timeout_ms, ep.metadata, ep.created_at, ep.updated_at, ep.revision)
             .run());
     return ep;
   });
@@ -71,7 +72,8 @@ Result<Endpoint> SqliteStore::update_endpoint(const Endpoint& ep) {
                         "channels = ?, secret = ?, previous_secret = ?, previous_expires_at = ?, "
                         "rate_limit = ?, disabled = ?, disabled_reason = ?, fifo = ?, headers = ?, "
                         "retry_policy = ?, connect_timeout_ms = ?, total_timeout_ms = ?, "
-                        "metadata = ?, updated_at = ? WHERE id = ? AND app_id = ?"));
+                        "metadata = ?, updated_at = ?, revision = revision + 1 "
+                        "WHERE id = ? AND app_id = ?"));
     HOOKD_CHECK(up.bind_all(ep.uid, ep.url, ep.description, encode_list(ep.filter_types),
                             encode_list(ep.channels), ep.secrets.current, ep.secrets.previous,
                             ep.secrets.previous_expires_at, ep.rate_limit, ep.disabled,
@@ -101,7 +103,8 @@ Result<Endpoint> SqliteStore::rotate_endpoint_secret(const std::string& app_id,
     const Millis now = clock_.now_ms();
     HOOKD_TRY(up,
               c.prepare("UPDATE endpoints SET previous_secret = secret, previous_expires_at = ?, "
-                        "secret = ?, updated_at = ? WHERE id = ? AND app_id = ?"));
+                        "secret = ?, updated_at = ?, revision = revision + 1 "
+                        "WHERE id = ? AND app_id = ?"));
     HOOKD_CHECK(up.bind_all(now + previous_valid_ms, new_secret, now, id, app_id).run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "endpoint not found");
     return load_endpoint(c, app_id, id);
@@ -115,7 +118,8 @@ Result<Endpoint> SqliteStore::set_endpoint_disabled(const std::string& app_id,
   return write([&](Connection& c) -> Result<Endpoint> {
     const Millis now = clock_.now_ms();
     HOOKD_TRY(up,
-              c.prepare("UPDATE endpoints SET disabled = ?, disabled_reason = ?, updated_at = ? "
+              c.prepare("UPDATE endpoints SET disabled = ?, disabled_reason = ?, updated_at = ?, "
+                        "revision = revision + 1 "
                         "WHERE id = ? AND app_id = ?"));
     HOOKD_CHECK(up.bind_all(disabled, disabled ? reason : std::nullopt, now, id, app_id).run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "endpoint not found");
