@@ -6,7 +6,7 @@ LISTEN     ?= 127.0.0.1:8071
 DATABASE   ?= ./hookd.db
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build build-asan run test bench fuzz format tidy clean
+.PHONY: all deps build build-hookd build-asan run test bench fuzz format tidy clean
 
 all: build
 
@@ -26,8 +26,13 @@ build: deps $(BUILD)/build.ninja
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# The daemon alone (no tests, no benchmarks): what `make run` needs.
+build-hookd: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target hookd
+
 # Without TOKEN (or [auth] tokens in CONFIG) hookd generates an API token and prints it once.
-run: build
+# Builds only the daemon, so a new user sees it listening as soon as possible.
+run: build-hookd
 	./$(BUILD)/hookd serve --listen $(LISTEN) --database $(DATABASE) \
 	  $(if $(CONFIG),--config $(CONFIG)) $(if $(TOKEN),--token $(TOKEN))
 

@@ -32,10 +32,8 @@ HookdMetrics::HookdMetrics(Registry& r)
           r.counter(s(n::kInboundEvents), "Inbound webhook requests by outcome.", {"outcome"})),
       inbound_rejections(
           r.counter(s(n::kInboundRejections), "Rejected inbound requests by reason.", {"reason"})),
-      idempotency(
-          r.counter(s(n::kIdempotency), "Idempotency gateway requests by outcome.", {"outcome"})),
-      reconcile_differences(r.counter(s(n::kReconcileDifferences),
-                                      "Differences found by reconciliation.", {"kind"})) {
+      idempotency(r.counter(s(n::kIdempotency), "API requests with an Idempotency-Key by outcome.",
+                            {"outcome"})) {
   // Pre-create the children the console charts so they render as 0 before the first event.
   for (const char* outcome : {"delivered", "retry_scheduled", "dead_lettered", "discarded"}) {
     deliveries.with({outcome});
@@ -44,7 +42,6 @@ HookdMetrics::HookdMetrics(Registry& r)
   for (const char* status : {"401", "403"}) alerts.with({status});
   for (const char* outcome : {"accepted", "duplicate", "rejected"}) inbound_events.with({outcome});
   for (const char* outcome : {"replayed", "conflict"}) idempotency.with({outcome});
-  for (const char* kind : {"missing", "extra", "mismatch"}) reconcile_differences.with({kind});
 }
 
 void add_store_gauges(Registry& r, StoreGauges g) {
@@ -52,13 +49,9 @@ void add_store_gauges(Registry& r, StoreGauges g) {
     if (fn) r.gauge_callback(s(name), help, std::move(fn));
   };
   add(n::kQueueDepth, "Messages waiting for delivery.", std::move(g.queue_depth));
-  add(n::kOverdue, "Messages waiting longer than the configured limit.",
-      std::move(g.overdue_messages));
   add(n::kDeadLetters, "Messages in the dead-letter queue.", std::move(g.dead_letters));
   add(n::kDeadLetterOldestAge, "Age of the oldest dead letter (0 when none).",
       std::move(g.dead_letter_oldest_age));
-  add(n::kReconcileOpen, "Reconciliation differences not yet resolved.",
-      std::move(g.reconcile_open));
 }
 
 double delivery_success_ratio(const HookdMetrics& m) {

@@ -2,8 +2,9 @@
 // every component uses the same names, labels and buckets, and the console knows what to read.
 // Components keep references to the children they update (see metrics.hpp); label values are
 // the small fixed sets listed next to each family.
-// Scrape-time gauges (queue depth, dead letters, overdue messages, open reconciliation
-// differences) need the store, so the application registers them with `add_store_gauges`.
+// Scrape-time gauges (queue depth, dead letters) need the store, so the application registers
+// them with `add_store_gauges`. Only what some code updates is here: a family for the
+// reconciliation job or overdue messages comes with the code that sets it.
 // Thread-safety: as Registry; create once at startup, then share.
 #pragma once
 
@@ -23,24 +24,19 @@ inline constexpr std::string_view kEndToEnd = "hookd_outbound_end_to_end_seconds
 inline constexpr std::string_view kQueueDepth = "hookd_outbound_queue_depth";
 inline constexpr std::string_view kOpenCircuits = "hookd_outbound_open_circuits";
 inline constexpr std::string_view kAlerts = "hookd_outbound_alerts_total";
-inline constexpr std::string_view kOverdue = "hookd_outbound_overdue_messages";
 inline constexpr std::string_view kDeadLetters = "hookd_outbound_dead_letters";
 inline constexpr std::string_view kDeadLetterOldestAge =
     "hookd_outbound_dead_letter_oldest_age_seconds";
 inline constexpr std::string_view kInboundEvents = "hookd_inbound_events_total";
 inline constexpr std::string_view kInboundRejections = "hookd_inbound_rejections_total";
 inline constexpr std::string_view kIdempotency = "hookd_idempotency_requests_total";
-inline constexpr std::string_view kReconcileDifferences = "hookd_reconcile_differences_total";
-inline constexpr std::string_view kReconcileOpen = "hookd_reconcile_open_differences";
 }  // namespace metric_names
 
 // Values read from the store on each scrape.
 struct StoreGauges {
   std::function<double()> queue_depth{};             // messages waiting for delivery
-  std::function<double()> overdue_messages{};        // waiting longer than the configured limit
   std::function<double()> dead_letters{};            // messages in the dead-letter queue
   std::function<double()> dead_letter_oldest_age{};  // seconds; 0 when the queue is empty
-  std::function<double()> reconcile_open{};          // differences not yet resolved
 };
 
 struct HookdMetrics {
@@ -65,10 +61,9 @@ struct HookdMetrics {
   CounterFamily& inbound_events;
   // reason: signature | timestamp | too_large | malformed | unknown_source | rate_limited
   CounterFamily& inbound_rejections;
-  // outcome: stored | replayed | conflict | in_progress
+  // Requests carrying an Idempotency-Key to the API; outcome: stored | replayed | conflict |
+  // in_progress
   CounterFamily& idempotency;
-  // kind: missing | extra | mismatch
-  CounterFamily& reconcile_differences;
 };
 
 void add_store_gauges(Registry& registry, StoreGauges gauges);
