@@ -99,12 +99,16 @@ nlohmann::json fields_but_payload(const store::Message& msg) {
 
 std::string message_json(const store::Message& msg, bool payload_is_json) {
   std::string out = dump(fields_but_payload(msg));
-  if (payload_is_json || nlohmann::json::accept(msg.payload)) {
+  if (payload_is_json) {
     append_member(out, "payload", msg.payload);
   } else {
-    append_member(out, "payload", dump(msg.payload));  // a JSON string
+    append_member(out, "payload", json_text_or_string(msg.payload));
   }
   return out;
+}
+
+std::string json_text_or_string(const std::string& text) {
+  return nlohmann::json::accept(text) ? text : dump(text);
 }
 
 void append_member(std::string& object_json, std::string_view name, std::string_view value_json) {

@@ -26,6 +26,8 @@ nlohmann::json to_json(const store::Endpoint& ep);
 // `payload_is_json`: the caller knows the payload is valid JSON (the API stored it from a
 // parsed body), so even the validating scan is skipped.
 std::string message_json(const store::Message& msg, bool payload_is_json = false);
+// `text` itself when it is valid JSON (spliced byte-for-byte), else `text` as a JSON string.
+std::string json_text_or_string(const std::string& text);
 // Appends the member `"name": value_json` to the JSON object text `object_json`.
 void append_member(std::string& object_json, std::string_view name, std::string_view value_json);
 nlohmann::json to_json(const store::Attempt& attempt);

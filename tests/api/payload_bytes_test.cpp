@@ -1,7 +1,8 @@
 // A38: the payload a caller publishes is stored and returned byte-for-byte — the 202, GET,
 // the list, the 409 of a duplicate eventId, an Idempotency-Key replay and the dead-letter
 // view all carry the exact text of the request's `payload` member (key order, number forms,
-// escapes, whitespace). A payload that is not a JSON object is refused with a problem+json.
+// escapes, whitespace); the inbox view carries an inbound event's body as received. A payload that
+// is not a JSON object is refused with a problem+json.
 #include "api_fixture.hpp"
 #include "support/payload_cases.hpp"
 
@@ -166,6 +167,30 @@ TEST_F(PayloadBytesTest, A38_APayloadThatIsNotAJsonObjectIsRefusedWithAProblem) 
         << r.body;
   }
   EXPECT_EQ(call("GET", "/api/v1/app/" + app + "/msg").json()["data"].size(), 0u);
+}
+
+TEST_F(PayloadBytesTest, A38_TheInboxViewCarriesTheReceivedBytes) {
+  int n = 0;
+  auto cases = a38_payload_cases();
+  cases.push_back({"not_json", "a=1&b=%C3%A9"});  // a form body: shown as a JSON string
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    store::InboxEvent e;
+    e.source = "shop";
+    e.event_id = "evt-" + std::to_string(n++);
+    e.payload = c.text;
+    const auto id = store_->inbox_insert(e).value().id;
+    const auto shown = call("GET", "/api/v1/hookd/inbox/" + id);
+    ASSERT_EQ(shown.status, 200) << shown.body;
+    ASSERT_FALSE(shown.json().is_discarded()) << shown.body;
+    EXPECT_EQ(shown.json()["eventId"], e.event_id);
+    EXPECT_TRUE(shown.json()["history"].is_array()) << shown.body;
+    if (c.text.starts_with("{")) {
+      EXPECT_EQ(occurrences(shown.body, payload_member(c.text)), 1u) << shown.body;
+    } else {
+      EXPECT_EQ(shown.json()["payload"], c.text) << shown.body;
+    }
+  }
 }
 
 }  // namespace
