@@ -69,9 +69,7 @@ Reply Api::Impl::get_dead(Call& call) {
   if (!delivery)
     return std::unexpected(from_store_error(delivery.error(), "delivery '" + id + "'"));
   nlohmann::json out = {{"delivery", to_json(*delivery)}};
-  if (auto msg = deps_.store.get_message(delivery->app_id, delivery->msg_id)) {
-    out["message"] = to_json(*msg);
-  }
+  auto msg = deps_.store.get_message(delivery->app_id, delivery->msg_id);
   store::PageRequest all;
   all.limit = store::PageRequest::kMaxLimit;
   nlohmann::json attempts = nlohmann::json::array();
@@ -81,7 +79,9 @@ Reply Api::Impl::get_dead(Call& call) {
     if (a.delivery_id == delivery->id) attempts.push_back(to_json(a));
   }
   out["attempts"] = std::move(attempts);
-  return json_response(200, dump(out));
+  std::string body = dump(out);
+  if (msg) append_member(body, "message", message_json(*msg));  // the payload's exact bytes
+  return json_response(200, std::move(body));
 }
 
 namespace {

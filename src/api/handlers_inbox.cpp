@@ -33,11 +33,7 @@ nlohmann::json inbox_json(const store::InboxEvent& e, bool with_payload) {
                         {"nextAttemptAt", format_time(e.next_attempt_at)},
                         {"dependsOn", e.depends_on},
                         {"lastError", optional_value(e.last_error)}};
-  if (with_payload) {
-    out["headers"] = e.headers;
-    auto parsed = nlohmann::json::parse(e.payload, nullptr, /*allow_exceptions=*/false);
-    out["payload"] = parsed.is_discarded() ? nlohmann::json(e.payload) : std::move(parsed);
-  }
+  if (with_payload) out["headers"] = e.headers;  // the payload: spliced by get_inbox
   return out;
 }
 
@@ -93,7 +89,9 @@ Reply Api::Impl::get_inbox(Call& call) {
                        {"updatedAt", format_time(entity->updated_at)}};
     }
   }
-  return json_response(200, out.dump());
+  std::string body = dump(out);
+  append_member(body, "payload", json_text_or_string(event->payload));  // the bytes received
+  return json_response(200, std::move(body));
 }
 
 // POST /api/v1/hookd/inbox/{inbox_id}/replay {"reason": "..."}: a dead event goes back to

@@ -36,13 +36,14 @@ net::HttpResponse publish_response(const store::PublishOutcome& outcome) {
   using Kind = store::PublishOutcome::Kind;
   switch (outcome.kind) {
     case Kind::kCreated:
-      // The payload is what create_message dumped from the parsed body: valid JSON.
+      // The payload is the text of a member of the parsed body: valid JSON.
       return json_response(202, message_json(outcome.message, true));
     case Kind::kDuplicate: {
-      ApiError error = conflict("A message with eventId '" + outcome.message.event_id.value_or("") +
-                                "' already exists in this application");
-      error.extensions["message"] = to_json(outcome.message);
-      return to_response(error);
+      auto response =
+          to_response(conflict("A message with eventId '" + outcome.message.event_id.value_or("") +
+                               "' already exists in this application"));
+      append_member(response.body, "message", message_json(outcome.message));
+      return response;
     }
     case Kind::kRejected:
     case Kind::kKeySeen:  // not a publish: never rendered
@@ -98,8 +99,9 @@ void Api::Impl::create_message(Call& call, Respond respond) {
   msg.ordering_key = f.string("orderingKey", 256);
   if (!f.present("payload")) {
     f.add_error("payload", "is required (a JSON object)");
-  } else if (auto payload = f.object_text("payload")) {
-    msg.payload = std::move(*payload);
+  } else if (f.object("payload")) {
+    // The caller's exact bytes (A38): key order, number forms, escapes, whitespace.
+    msg.payload = std::string(member_text(call.request.body, "payload").value_or("{}"));
   }
   if (!f.ok()) {
     if (publishes_ != nullptr) publishes_->with({"rejected"}).inc();
@@ -176,7 +178,7 @@ Reply Api::Impl::get_message(Call& call) {
   const auto& id = call.param("msg_id");
   auto msg = deps_.store.get_message(app->id, id);
   if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
-  return json_response(200, dump(to_json(*msg)));
+  return json_response(200, message_json(*msg));
 }
 
 Reply Api::Impl::list_attempts_by_message(Call& call) {

@@ -30,6 +30,61 @@ std::optional<std::size_t> depth_violation(std::string_view body, int max_depth)
   return std::nullopt;
 }
 
+bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::size_t skip_space(std::string_view text, std::size_t i) {
+  while (i < text.size() && is_json_space(text[i])) ++i;
+  return i;
+}
+
+// `i` at a string's opening quote; the index after its closing quote.
+std::size_t skip_string(std::string_view text, std::size_t i) {
+  for (++i; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      ++i;
+    } else if (text[i] == '"') {
+      return i + 1;
+    }
+  }
+  return text.size();
+}
+
+// `i` at a value's first byte; the index after its last byte.
+std::size_t skip_value(std::string_view text, std::size_t i) {
+  if (text[i] == '"') return skip_string(text, i);
+  if (text[i] == '{' || text[i] == '[') {
+    int depth = 0;
+    while (i < text.size()) {
+      const char c = text[i];
+      if (c == '"') {
+        i = skip_string(text, i);
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        return i + 1;
+      }
+      ++i;
+    }
+    return text.size();
+  }
+  while (i < text.size() && text[i] != ',' && text[i] != '}' && text[i] != ']' &&
+         !is_json_space(text[i])) {
+    ++i;
+  }
+  return i;
+}
+
+// `quoted`: a member name with its quotes, as written.
+bool name_matches(std::string_view quoted, std::string_view name) {
+  if (quoted.size() < 2) return false;
+  const auto inner = quoted.substr(1, quoted.size() - 2);
+  if (inner.find('\\') == std::string_view::npos) return inner == name;
+  const auto decoded = nlohmann::json::parse(quoted, nullptr, false);
+  return decoded.is_string() && decoded.get_ref<const std::string&>() == name;
+}
+
 const char* type_name(const nlohmann::json& v) {
   if (v.is_string()) return "a string";
   if (v.is_boolean()) return "a boolean";
@@ -63,6 +118,27 @@ std::expected<nlohmann::json, ApiError> parse_json_object(std::string_view body,
                                        type_name(parsed)));
   }
   return parsed;
+}
+
+std::optional<std::string_view> member_text(std::string_view text, std::string_view name) {
+  std::size_t i = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;  // the parser skips a BOM too
+  i = skip_space(text, i);
+  if (i >= text.size() || text[i] != '{') return std::nullopt;
+  std::optional<std::string_view> found;
+  i = skip_space(text, i + 1);
+  while (i < text.size() && text[i] == '"') {
+    const std::size_t name_end = skip_string(text, i);
+    const bool match = name_matches(text.substr(i, name_end - i), name);
+    i = skip_space(text, name_end);
+    if (i >= text.size() || text[i] != ':') return found;
+    i = skip_space(text, i + 1);
+    if (i >= text.size()) return found;
+    const std::size_t value_end = skip_value(text, i);
+    if (match) found = text.substr(i, value_end - i);
+    i = skip_space(text, value_end);
+    if (i < text.size() && text[i] == ',') i = skip_space(text, i + 1);
+  }
+  return found;
 }
 
 std::string format_time(std::int64_t unix_ms) {
@@ -245,13 +321,18 @@ std::optional<std::map<std::string, std::string>> Fields::string_map(std::string
 }
 
 std::optional<std::string> Fields::object_text(std::string_view name) {
+  if (!object(name)) return std::nullopt;
+  return find(name)->dump();
+}
+
+bool Fields::object(std::string_view name) {
   const auto* v = find(name);
-  if (v == nullptr) return std::nullopt;
+  if (v == nullptr) return false;
   if (!v->is_object()) {
     add_error(std::string(name), std::string("must be a JSON object, got ") + type_name(*v));
-    return std::nullopt;
+    return false;
   }
-  return v->dump();
+  return true;
 }
 
 std::optional<std::int64_t> Fields::time(std::string_view name) {

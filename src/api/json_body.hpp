@@ -1,8 +1,10 @@
 // Reading JSON request bodies safely: a nesting-depth check before parsing (so a hostile
 // body cannot exhaust the stack), parse errors reported with their byte offset, and a small
 // field reader that collects every validation problem (field + why) instead of stopping at
-// the first. Also the ISO-8601 time format the Svix API uses ("2024-01-01T00:00:00.000Z").
-// Thread-safety: pure functions; a Fields object is used by one thread.
+// the first; member_text finds a member's exact bytes in the body text (the message
+// payload is kept as the caller wrote it, SPEC §3, A38). Also the ISO-8601 time format the Svix API
+// uses ("2024-01-01T00:00:00.000Z"). Thread-safety: pure functions; a Fields object is used by one
+// thread.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -22,6 +24,14 @@ namespace hookd::api {
 // Parses `body` as a JSON object. Errors: empty body, nesting deeper than `max_depth`,
 // malformed JSON (detail names the byte offset), not an object. All 400.
 std::expected<nlohmann::json, ApiError> parse_json_object(std::string_view body, int max_depth);
+
+// The exact text of the top-level member `name` of `object_text`, a JSON object that
+// parse_json_object accepted: its value from the first byte to the last (for an object,
+// from `{` to the matching `}`, inner whitespace included), without a DOM round trip.
+// nullopt when absent. A repeated name yields the last one, as the parser keeps it; a name
+// written with escapes ("pay\u006coad") matches by its decoded value. On text that is not
+// valid JSON the answer is unspecified but stays inside `object_text`.
+std::optional<std::string_view> member_text(std::string_view object_text, std::string_view name);
 
 // Unix milliseconds → "2024-01-01T00:00:00.000Z".
 std::string format_time(std::int64_t unix_ms);
@@ -47,8 +57,10 @@ class Fields {
                                                       std::size_t max_items = 1000,
                                                       std::size_t max_length = 256);
   std::optional<std::map<std::string, std::string>> string_map(std::string_view name);
-  // A JSON object, returned serialized.
+  // A JSON object, returned serialized (re-serialized: for hookd's own fields, not payloads).
   std::optional<std::string> object_text(std::string_view name);
+  // True when the field is a JSON object (its exact text: member_text on the body).
+  bool object(std::string_view name);
   std::optional<std::int64_t> time(std::string_view name);
 
   void add_error(std::string field, std::string message);

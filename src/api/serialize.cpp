@@ -84,11 +84,11 @@ nlohmann::json to_json(const store::Endpoint& ep) {
   return out;
 }
 
-nlohmann::json to_json(const store::Message& msg) {
+// Every member but the payload.
+nlohmann::json fields_but_payload(const store::Message& msg) {
   return {{"id", msg.id},
           {"eventType", msg.event_type},
           {"eventId", optional_json(msg.event_id)},
-          {"payload", json_or_string(msg.payload)},
           {"channels", optional_json(msg.channels)},
           {"tags", optional_json(msg.tags)},
           {"timestamp", format_time(msg.created_at)},
@@ -98,15 +98,47 @@ nlohmann::json to_json(const store::Message& msg) {
 }
 
 std::string message_json(const store::Message& msg, bool payload_is_json) {
-  if (!payload_is_json && !nlohmann::json::accept(msg.payload)) return dump(to_json(msg));
-  auto rest = to_json(msg);
-  rest.erase("payload");
-  std::string out = dump(rest);  // "{...}" with at least "id": never "{}"
-  out.pop_back();
-  out.reserve(out.size() + msg.payload.size() + 12);
-  out += ",\"payload\":";
-  out += msg.payload;
-  out += '}';
+  std::string out = dump(fields_but_payload(msg));
+  if (payload_is_json) {
+    append_member(out, "payload", msg.payload);
+  } else {
+    append_member(out, "payload", json_text_or_string(msg.payload));
+  }
+  return out;
+}
+
+std::string json_text_or_string(const std::string& text) {
+  return nlohmann::json::accept(text) ? text : dump(text);
+}
+
+void append_member(std::string& object_json, std::string_view name, std::string_view value_json) {
+  if (object_json.size() < 2 || object_json.back() != '}') return;  // not an object: unchanged
+  object_json.pop_back();
+  const std::string quoted = dump(std::string(name));
+  object_json.reserve(object_json.size() + quoted.size() + value_json.size() + 3);
+  if (object_json.size() > 1) object_json += ',';  // "{" alone: the first member
+  object_json += quoted;
+  object_json += ':';
+  object_json += value_json;
+  object_json += '}';
+}
+
+nlohmann::json page_fields(const std::optional<std::string>& iterator, bool done,
+                           const store::PageRequest& request) {
+  return {{"done", done},
+          {"iterator", optional_json(iterator)},
+          {"prevIterator", optional_json(request.iterator)}};
+}
+
+std::string page_json(const store::Page<store::Message>& page, const store::PageRequest& request) {
+  std::string data = "[";
+  for (const auto& msg : page.data) {
+    if (data.size() > 1) data += ',';
+    data += message_json(msg);
+  }
+  data += ']';
+  std::string out = dump(page_fields(page.iterator, page.done, request));
+  append_member(out, "data", data);
   return out;
 }
 

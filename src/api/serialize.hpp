@@ -6,7 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/model.hpp"
@@ -17,13 +19,17 @@ namespace hookd::api {
 nlohmann::json to_json(const store::Application& app);
 nlohmann::json to_json(const store::EventType& type);
 nlohmann::json to_json(const store::Endpoint& ep);
-nlohmann::json to_json(const store::Message& msg);
-// dump(to_json(msg)) without building the payload's DOM: a payload that is valid JSON is
-// spliced in as it is stored (the publish path answers every 202 with this, on the commit
-// thread, so it must be cheap). Same content as dump(to_json(msg)), key order aside.
+// A message as JSON text. Its payload is spliced in as stored — the caller's exact bytes
+// (A38), never a DOM round trip — so every answer carrying a message renders it here; the
+// publish path answers every 202 with this, on the commit thread, so it must be cheap. A
+// stored payload that is not valid JSON (never written by the API) is rendered as a string.
 // `payload_is_json`: the caller knows the payload is valid JSON (the API stored it from a
 // parsed body), so even the validating scan is skipped.
 std::string message_json(const store::Message& msg, bool payload_is_json = false);
+// `text` itself when it is valid JSON (spliced byte-for-byte), else `text` as a JSON string.
+std::string json_text_or_string(const std::string& text);
+// Appends the member `"name": value_json` to the JSON object text `object_json`.
+void append_member(std::string& object_json, std::string_view name, std::string_view value_json);
 nlohmann::json to_json(const store::Attempt& attempt);
 nlohmann::json to_json(const store::Delivery& delivery);
 nlohmann::json to_json(const store::AuditEntry& entry);
@@ -31,17 +37,21 @@ nlohmann::json to_json(const store::AuditEntry& entry);
 // A JSON document kept as text (metadata, schemas, payload); invalid text → a JSON string.
 nlohmann::json json_or_string(const std::string& text);
 
-template <class T>
-std::string page_json(const store::Page<T>& page, const store::PageRequest& request) {
-  nlohmann::json data = nlohmann::json::array();
-  for (const auto& item : page.data) data.push_back(to_json(item));
-  nlohmann::json out = {{"data", std::move(data)}, {"done", page.done}};
-  out["iterator"] = page.iterator ? nlohmann::json(*page.iterator) : nlohmann::json(nullptr);
-  out["prevIterator"] =
-      request.iterator ? nlohmann::json(*request.iterator) : nlohmann::json(nullptr);
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+// `{data, done, iterator, prevIterator}` without `data`.
+nlohmann::json page_fields(const std::optional<std::string>& iterator, bool done,
+                           const store::PageRequest& request);
 
 std::string dump(const nlohmann::json& value);
+
+template <class T>
+std::string page_json(const store::Page<T>& page, const store::PageRequest& request) {
+  nlohmann::json out = page_fields(page.iterator, page.done, request);
+  nlohmann::json data = nlohmann::json::array();
+  for (const auto& item : page.data) data.push_back(to_json(item));
+  out["data"] = std::move(data);
+  return dump(out);
+}
+// Messages: each rendered by message_json (the payloads' exact bytes).
+std::string page_json(const store::Page<store::Message>& page, const store::PageRequest& request);
 
 }  // namespace hookd::api

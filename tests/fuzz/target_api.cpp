@@ -1,13 +1,15 @@
 // Fuzz target for the REST API's request handling (JSON bodies, paths, query strings,
 // Idempotency-Key): Api::handle on a real SQLite store answers every request with a status
-// in 200..599 other than 500, and every error is problem+json with a title (A33). No
-// dispatcher runs, so nothing is sent anywhere; endpoint URLs are only parsed.
+// in 200..599 other than 500, and every error is problem+json with a title (A33); an
+// accepted publish answers the payload's exact bytes (A38). No dispatcher runs, so nothing
+// is sent anywhere; endpoint URLs are only parsed.
 #include <filesystem>
 #include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "api/api.hpp"
+#include "api/json_body.hpp"
 #include "config/config.hpp"
 #include "fuzz/fuzz_target.hpp"
 #include "store/clock.hpp"
@@ -103,6 +105,16 @@ void check_answer(const net::HttpResponse& r, const std::string& what) {
          what + ": problem without a title");
 }
 
+// A38: an accepted publish answers valid JSON carrying the payload member's exact bytes.
+void check_published_bytes(const std::string& body, const net::HttpResponse& r) {
+  check_answer(r, "publish");
+  if (r.status != 202) return;
+  expect(nlohmann::json::accept(r.body), "publish: the 202 is not valid JSON: " + r.body);
+  const auto payload = api::member_text(body, "payload");
+  expect(payload && r.body.find("\"payload\":" + std::string(*payload)) != std::string::npos,
+         "publish: the 202 does not carry the payload's bytes: " + r.body);
+}
+
 std::pair<std::string, std::string> first_line(std::string_view rest) {
   const auto nl = rest.find('\n');
   if (nl == std::string_view::npos) return {std::string(rest), {}};
@@ -126,7 +138,7 @@ void run_api(std::string_view input) {
     case 3:
       return check_answer(h.call("PATCH", pub_ep, body), "patch endpoint");
     case 4:
-      return check_answer(h.call("POST", pub_app + "/msg", body), "publish");
+      return check_published_bytes(body, h.call("POST", pub_app + "/msg", body));
     case 5: {
       auto [key, rest] = first_line(body);
       return check_answer(h.call("POST", pub_app + "/msg", rest, key), "keyed publish");
