@@ -18,8 +18,9 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
-# Node.js and npm drive the interoperability tests; any Node >= 18 will do, so an existing
-# installation (from Debian or elsewhere) is kept.
+# Node.js and npm drive the interoperability tests (tests/interop). Debian 12's own nodejs
+# (18.20.x, with npm 9.2) is tested, as is Node 20; any Node >= 18.19 will do, so an existing
+# installation (from Debian or elsewhere) is kept (docs/testing.md, "The interop tests' Node").
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi

@@ -3,6 +3,7 @@
 // the `cloudevents` library emits binary and structured mode events (identity = source + id
 // across both modes) and reads the forwards back; the app verifies hookd's forward signature
 // with standardwebhooks. Run by ctest (label interop) with HOOKD_BINARY set to build/hookd.
+import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

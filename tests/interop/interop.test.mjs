@@ -2,6 +2,7 @@
 //   hookd sign  -> standardwebhooks / svix / stripe / @octokit/webhooks-methods verify
 //   library sign -> hookd verify --now <ts>
 // Run by ctest (label interop) with HOOKD_BINARY set to build/hookd.
+import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

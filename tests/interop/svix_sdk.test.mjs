@@ -2,6 +2,7 @@
 // create an application, an endpoint (a local receiver), a message; read the attempts; verify
 // the delivered request with the SDK's own Webhook verifier.
 // Run by ctest (label interop) with HOOKD_BINARY set to build/hookd.
+import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
