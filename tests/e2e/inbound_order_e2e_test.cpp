@@ -130,6 +130,16 @@ TEST(InboundOrderE2E, A19_TerminalStateHoldsWhenAnOlderEventArrivesWhileItIsInFl
   TerminalInFlightRace{}.run(hookd, app, "esign");
 }
 
+TEST(InboundOrderE2E, A21_DependentArrivingWhileItsDependencyIsInFlightFollowsIt) {  // A40
+  TestReceiver app;
+  DependencyInFlightRace::answer_parents_slowly(app);
+  app.start();
+  HookdProcess hookd(config_with_sources(
+      standard_source("flow", app.url("/f"), DependencyInFlightRace::source_extra())));
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  DependencyInFlightRace{}.run(hookd, app, "flow");
+}
+
 std::string dependent(const std::string& id, const std::vector<std::string>& deps) {
   return nlohmann::json{{"id", id}, {"depends_on", deps}}.dump();
 }

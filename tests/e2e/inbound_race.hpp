@@ -4,7 +4,8 @@
 // entity's three events racing each other), repeated, against an application that answers
 // slowly now and then (an entity's event stays in flight while its older ones arrive). Then,
 // per entity: the sequences the application received strictly increase, every event is
-// processed (forwarded) or stale, and last_sequence is the highest one forwarded.
+// processed (forwarded) or stale, and last_sequence is the highest one forwarded. Also A19
+// and A21 with the earlier event still in flight when the later one arrives.
 // Header-only (the e2e targets glob *_test.cpp). Thread-safety: run from the test's thread.
 #pragma once
 
@@ -185,7 +186,8 @@ struct OrderRace {
       }
       EXPECT_EQ(processed, static_cast<int>(seqs.size())) << name;
       const auto detail = inbox_event(hookd, source_name(n), RaceEvent{name, 3}.id());
-      EXPECT_EQ(detail["entity"].value("lastSequence", -1), 3) << name << " " << detail["entity"].dump();
+      EXPECT_EQ(detail["entity"].value("lastSequence", -1), 3)
+          << name << " " << detail["entity"].dump();
     }
   }
 };
@@ -235,6 +237,55 @@ struct TerminalInFlightRace {
       EXPECT_EQ(older["entity"].value("state", ""), "signed") << older.dump();
       EXPECT_TRUE(older["entity"].value("terminal", false)) << older.dump();
       EXPECT_EQ(forwards_of(app, cat(contract(e), "-v3")), 0u) << contract(e);
+    }
+  }
+};
+
+// A21 with the dependency in flight: parent i is being forwarded to an app that answers it
+// after 300 ms when child i (depends_on parent i) arrives. The child parks and is released
+// by the transaction that records the parent: forwarded after it, long before park_timeout
+// (1 min; a missed release would only end there).
+struct DependencyInFlightRace {
+  int pairs = 8;
+
+  static std::string source_extra() {
+    return "depends_on = \"/depends_on\"\npark_timeout = \"1m\"\n";
+  }
+  static std::string parent(int i) { return cat("p", std::to_string(i)); }
+  static std::string child(int i) { return cat("c", std::to_string(i)); }
+  static std::string body(const std::string& id, const std::vector<std::string>& deps) {
+    return nlohmann::json{{"id", id}, {"depends_on", deps}}.dump();
+  }
+  static void answer_parents_slowly(hookd::testing::TestReceiver& app) {
+    app.set_handler([](const hookd::testing::ReceivedRequest& r) {
+      auto reply = hookd::testing::ReceiverBehavior::respond(200);
+      const bool is_parent = r.header("X-Hookd-Event-Id").value_or("").starts_with("p");
+      return is_parent ? reply.after(std::chrono::milliseconds(300)) : reply;
+    });
+  }
+
+  void run(const HookdProcess& hookd, const hookd::testing::TestReceiver& app,
+           const std::string& source) const {
+    for (int i = 0; i < pairs; ++i) {
+      ASSERT_EQ(send_event(hookd, source, parent(i), body(parent(i), {})).status, 200);
+    }
+    ASSERT_TRUE(app.wait_for_requests(static_cast<std::size_t>(pairs), std::chrono::seconds(20)));
+    for (int i = 0; i < pairs; ++i) {
+      ASSERT_EQ(send_event(hookd, source, child(i), body(child(i), {parent(i)})).status, 200);
+    }
+    for (int i = 0; i < pairs; ++i) {
+      const auto c = wait_until_settled(hookd, source, child(i));
+      EXPECT_EQ(c.value("status", ""), "processed") << c.dump();
+      EXPECT_TRUE(c["lastError"].is_null()) << c.dump();
+    }
+    const auto requests = app.requests();
+    for (int i = 0; i < pairs; ++i) {
+      std::vector<std::string> order;
+      for (const auto& r : requests) {
+        const auto id = r.header("X-Hookd-Event-Id").value_or("");
+        if (id == parent(i) || id == child(i)) order.push_back(id);
+      }
+      EXPECT_EQ(order, (std::vector<std::string>{parent(i), child(i)})) << i;
     }
   }
 };

@@ -1,4 +1,4 @@
-// A40 and A19 on PostgreSQL: the races of inbound_race.hpp against one hookd node, and against
+// A40, A19 and A21 on PostgreSQL: the races of inbound_race.hpp against one hookd node, and against
 // two nodes on one database taking turns at receiving (the claim of one node must see what
 // the other has in flight).
 #include <gtest/gtest.h>
@@ -58,6 +58,19 @@ TEST(PgInboundOrderE2E, A19_TerminalStateHoldsWhenAnOlderEventArrivesWhileItIsIn
   hookd.use_database(db.url());
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
   TerminalInFlightRace{}.run(hookd, app, "esign");
+}
+
+TEST(PgInboundOrderE2E, A21_DependentArrivingWhileItsDependencyIsInFlightFollowsIt) {
+  PgTestDatabase db;
+  ASSERT_TRUE(db.ok()) << "no PostgreSQL test cluster (HOOKD_PG_URL / HOOKD_PG_URL_FILE)";
+  TestReceiver app;
+  DependencyInFlightRace::answer_parents_slowly(app);
+  app.start();
+  HookdProcess hookd(config_with_sources(
+      standard_source("flow", app.url("/f"), DependencyInFlightRace::source_extra())));
+  hookd.use_database(db.url());
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  DependencyInFlightRace{}.run(hookd, app, "flow");
 }
 
 }  // namespace
