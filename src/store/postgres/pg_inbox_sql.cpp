@@ -21,8 +21,10 @@ namespace {
 // while one of its rows is `processing` nothing else of it is claimable, not even a row that
 // sorts before it; otherwise only its first open row is. A `processing` row whose lease
 // expired (its node died) is claimable again, before anything else of its entity. Claims of
-// several nodes take turns (kInboxClaimLock), so that each sees what the others have claimed. (See
-// docs/inbound.md "Ordering".)
+// several nodes take turns (kInboxClaimLock), so that each sees what the others have claimed.
+// `f.id <> r.id` (always true there) keeps the in-flight probe a correlated index scan of
+// inbox_open: without it the planner may hash the whole table's processing rows once per
+// claim instead (a sequential scan). (See docs/inbound.md "Ordering".)
 constexpr std::string_view kClaimSql = R"sql(
 WITH due AS (
   SELECT r.id FROM inbox r
@@ -39,7 +41,8 @@ WITH due AS (
     AND (r.status = 'processing' OR NOT EXISTS (
       SELECT 1 FROM inbox f
       WHERE f.source = r.source AND f.entity_key = r.entity_key
-        AND f.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND f.status = 'processing'))))
+        AND f.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND f.status = 'processing'
+        AND f.id <> r.id))))
   ORDER BY r.next_attempt_at, r.id LIMIT $4
   FOR UPDATE OF r SKIP LOCKED)
 UPDATE inbox SET status = 'processing', lease_owner = $1, lease_until = $2

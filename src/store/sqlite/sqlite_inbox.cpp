@@ -40,7 +40,8 @@ WHERE id IN (
     AND (r.status = 'processing' OR NOT EXISTS (
       SELECT 1 FROM inbox f
       WHERE f.source = r.source AND f.entity_key = r.entity_key
-        AND f.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND f.status = 'processing'))))
+        AND f.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND f.status = 'processing'
+        AND f.id <> r.id))))
   ORDER BY r.next_attempt_at, r.id LIMIT ?4)
 RETURNING {})sql";
 
