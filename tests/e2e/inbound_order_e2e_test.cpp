@@ -1,12 +1,14 @@
 // The inbound gateway's ordering and causality through the real daemon: per-entity sequence
 // order and stale events (A20), terminal states never moved back (A19), depends_on parking
-// and the park timeout (A21), business keys (A11).
+// and the park timeout (A21), business keys (A11); the races of A40 (inbound_race.hpp, also
+// run on PostgreSQL by pg_inbound_order_e2e_test.cpp).
 #include <gtest/gtest.h>
 
 #include <set>
 #include <thread>
 
 #include "e2e/inbound_helpers.hpp"
+#include "e2e/inbound_race.hpp"
 
 namespace hookd::e2e {
 namespace {
@@ -106,6 +108,36 @@ TEST(InboundOrderE2E, TerminalStateIsNeverMovedBackByAnOlderEvent) {  // A19
   std::multiset<std::string> seen;
   for (const auto& r : app.requests()) seen.insert(r.header("X-Hookd-Event-Id").value_or(""));
   EXPECT_EQ(seen, (std::multiset<std::string>{"t-signed", "t-signed"}));
+}
+
+TEST(InboundOrderE2E, A40_RacingSequencesOfManyEntitiesAreNeverAppliedBackwards) {  // A20
+  TestReceiver app;
+  OrderRace::answer_slowly_sometimes(app);
+  app.start();
+  const OrderRace race;
+  HookdProcess hookd(config_with_sources(race.sources_toml(app)));
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  race.run({&hookd}, app);
+}
+
+TEST(InboundOrderE2E, A19_TerminalStateHoldsWhenAnOlderEventArrivesWhileItIsInFlight) {  // A40
+  TestReceiver app;
+  TerminalInFlightRace::answer_signed_slowly(app);
+  app.start();
+  HookdProcess hookd(
+      config_with_sources(standard_source("esign", app.url("/c"), TerminalInFlightRace::keys())));
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  TerminalInFlightRace{}.run(hookd, app, "esign");
+}
+
+TEST(InboundOrderE2E, A21_DependentArrivingWhileItsDependencyIsInFlightFollowsIt) {  // A40
+  TestReceiver app;
+  DependencyInFlightRace::answer_parents_slowly(app);
+  app.start();
+  HookdProcess hookd(config_with_sources(
+      standard_source("flow", app.url("/f"), DependencyInFlightRace::source_extra())));
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  DependencyInFlightRace{}.run(hookd, app, "flow");
 }
 
 std::string dependent(const std::string& id, const std::vector<std::string>& deps) {

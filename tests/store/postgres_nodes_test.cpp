@@ -4,7 +4,9 @@
 // migrations run once, and a dropped connection is an kUnavailable the pool recovers from.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
@@ -194,6 +196,86 @@ TEST_F(PgNodesTest, InboxEntityIsWorkedByOneNodeAtATimeInSequence) {
   EXPECT_EQ(done, 200);
   EXPECT_EQ(overlaps, 0);
   EXPECT_EQ(out_of_order, 0);
+}
+
+// A40 across nodes: every entity's events arrive 3, 1, 2 (each its own commit) while two
+// nodes with two workers each claim, decide (stale when not newer than the entity's last
+// sequence, read after the claim) and record. An entity is never in two workers' hands at
+// once, even when an older event arrives while a newer one is in flight, and what would be
+// forwarded strictly increases per entity.
+TEST_F(PgNodesTest, A40_EntityEventsArrivingBackwardsAreNeverInTwoHandsNorForwardedBackwards) {
+  constexpr int kEntities = 60;
+  std::mutex mu;
+  std::set<std::string> busy;
+  std::map<std::string, std::vector<std::int64_t>> forwarded;
+  std::atomic<int> overlaps{0}, done{0};
+  std::thread arrivals([&] {
+    for (int e = 0; e < kEntities; ++e) {
+      for (std::int64_t seq : {3, 1, 2}) {
+        InboxEvent ev;
+        ev.source = "esign";
+        ev.entity_key = "doc-" + std::to_string(e);
+        ev.event_id = *ev.entity_key + "-s" + std::to_string(seq);
+        ev.sequence = seq;
+        ev.payload = "{}";
+        EXPECT_TRUE(nodes_[e % 2]->inbox_insert(ev).has_value());
+      }
+    }
+  });
+  std::vector<std::thread> workers;
+  for (int n = 0; n < 2; ++n) {
+    for (int w = 0; w < 2; ++w) {
+      workers.emplace_back([&, n, w] {
+        Store& node = *nodes_[n];
+        InboxClaimRequest req;
+        req.lease_owner = "node" + std::to_string(n) + "/w" + std::to_string(w);
+        req.limit = 4;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (done < kEntities * 3 && std::chrono::steady_clock::now() < deadline) {
+          auto got = node.inbox_claim(req);
+          if (!got) continue;
+          std::vector<bool> stale;
+          {
+            std::lock_guard lock(mu);
+            for (const auto& e : *got) {
+              if (!busy.insert(*e.entity_key).second) ++overlaps;
+            }
+          }
+          for (const auto& e : *got) {
+            auto entity = node.inbox_entity("esign", *e.entity_key);
+            // Sequences start at 1: 0 stands for "none yet".
+            const std::int64_t last = entity && entity->last_sequence ? *entity->last_sequence : 0;
+            InboxStatusUpdate u;
+            u.id = e.id;
+            u.lease_owner = req.lease_owner;
+            u.to = *e.sequence <= last ? InboxStatus::kStale : InboxStatus::kProcessed;
+            if (u.to == InboxStatus::kProcessed) {
+              InboxEntity after;
+              after.source = "esign";
+              after.entity_key = *e.entity_key;
+              after.last_sequence = std::max(last, *e.sequence);
+              u.entity = after;
+            }
+            std::lock_guard lock(mu);
+            if (u.to == InboxStatus::kProcessed) forwarded[*e.entity_key].push_back(*e.sequence);
+            EXPECT_TRUE(node.inbox_update_status(u).has_value());
+            busy.erase(*e.entity_key);
+            ++done;
+          }
+        }
+      });
+    }
+  }
+  arrivals.join();
+  for (auto& t : workers) t.join();
+  EXPECT_EQ(done, kEntities * 3);
+  EXPECT_EQ(overlaps, 0);
+  for (const auto& [entity, seqs] : forwarded) {
+    EXPECT_TRUE(std::adjacent_find(seqs.begin(), seqs.end(),
+                                   [](auto a, auto b) { return a >= b; }) == seqs.end())
+        << entity << " forwarded " << ::testing::PrintToString(seqs);
+    EXPECT_EQ(nodes_[0]->inbox_entity("esign", entity)->last_sequence, 3) << entity;
+  }
 }
 
 TEST_F(PgNodesTest, ADeadNodesLeasesPassToAnotherNodeWhenTheyExpire) {

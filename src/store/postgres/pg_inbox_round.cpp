@@ -38,6 +38,7 @@ Result<InboxRoundResult> PgStore::pipelined_inbox_round(
     }
   }
   if (claims) {
+    p.add_simple(std::string(kInboxClaimLock));     // one node's claim at a time
     p.add_simple(std::string(kClaimPlanSettings));  // walk the due order, stop at the limit
     claim_at = p.add(inbox_claim_sql(), inbox_claim_params(*claim, now));
   }

@@ -17,20 +17,32 @@ namespace {
 #define HOOKD_INBOX_OPEN "('received', 'processing', 'retry', 'parked')"
 
 // Open rows are ordered per (source, entity_key) by (sequence, received_at, id); rows
-// without a sequence sort after those with one. Only the first open row of an entity is
-// claimable, and its lease is the entity's lease across nodes.
+// without a sequence sort after those with one. An entity has at most one event in flight:
+// while one of its rows is `processing` nothing else of it is claimable, not even a row that
+// sorts before it; otherwise only its first open row is. A `processing` row whose lease
+// expired (its node died) is claimable again, before anything else of its entity. Claims of
+// several nodes take turns (kInboxClaimLock), so that each sees what the others have claimed.
+// `f.id <> r.id` (always true there) keeps the in-flight probe a correlated index scan of
+// inbox_open: without it the planner may hash the whole table's processing rows once per
+// claim instead (a sequential scan). (See docs/inbound.md "Ordering".)
 constexpr std::string_view kClaimSql = R"sql(
 WITH due AS (
   SELECT r.id FROM inbox r
   WHERE r.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND r.next_attempt_at <= $3
     AND (r.lease_until IS NULL OR r.lease_until <= $3)
     AND ($5::text IS NULL OR r.source = $5::text)
-    AND (r.entity_key IS NULL OR NOT EXISTS (
+    AND (r.entity_key IS NULL OR (NOT EXISTS (
       SELECT 1 FROM inbox o
       WHERE o.source = r.source AND o.entity_key = r.entity_key
         AND o.status IN )sql" HOOKD_INBOX_OPEN R"sql(
         AND (COALESCE(o.sequence, 9223372036854775807), o.received_at, o.id)
-          < (COALESCE(r.sequence, 9223372036854775807), r.received_at, r.id)))
+          < (COALESCE(r.sequence, 9223372036854775807), r.received_at, r.id)
+        AND (r.status <> 'processing' OR o.status = 'processing'))
+    AND (r.status = 'processing' OR NOT EXISTS (
+      SELECT 1 FROM inbox f
+      WHERE f.source = r.source AND f.entity_key = r.entity_key
+        AND f.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND f.status = 'processing'
+        AND f.id <> r.id))))
   ORDER BY r.next_attempt_at, r.id LIMIT $4
   FOR UPDATE OF r SKIP LOCKED)
 UPDATE inbox SET status = 'processing', lease_owner = $1, lease_until = $2
@@ -44,8 +56,9 @@ RETURNING {})sql";
 // the rows the UPDATE changed (a lost lease writes nothing else). The lease guard is
 // written `(...) IS TRUE` so that no index can serve it and only the primary key drives the
 // join (as for the deliveries, pg_delivery_sql.cpp). DISTINCT ON: an entity upserted twice
-// in one statement is an error; the batch's last state of it is the one kept, as when the
-// updates ran one after the other.
+// in one statement is an error; the batch's last state of it is the one written, as when the
+// updates ran one after the other. The written state never lowers last_sequence and never
+// leaves a terminal state, whatever snapshot the caller decided on (as sqlite_inbox.cpp).
 constexpr std::string_view kUpdateSql = R"sql(
 WITH r AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[],
@@ -70,8 +83,15 @@ entities AS (
               $15::boolean[]) AS e(ord, source, entity_key, last_sequence, state, terminal)
     JOIN done ON done.ord = e.ord
   ORDER BY e.source, e.entity_key, e.ord DESC
-  ON CONFLICT (source, entity_key) DO UPDATE SET last_sequence = excluded.last_sequence,
-    state = excluded.state, terminal = excluded.terminal, updated_at = excluded.updated_at),
+  ON CONFLICT (source, entity_key) DO UPDATE SET
+    last_sequence = GREATEST(inbox_entities.last_sequence, excluded.last_sequence),
+    state = CASE WHEN (inbox_entities.terminal AND NOT excluded.terminal)
+                   OR COALESCE(excluded.last_sequence < inbox_entities.last_sequence, FALSE)
+                 THEN inbox_entities.state ELSE excluded.state END,
+    terminal = CASE WHEN (inbox_entities.terminal AND NOT excluded.terminal)
+                      OR COALESCE(excluded.last_sequence < inbox_entities.last_sequence, FALSE)
+                    THEN inbox_entities.terminal ELSE excluded.terminal END,
+    updated_at = excluded.updated_at),
 audited AS (
   INSERT INTO audit_log ({1})
   SELECT a.id, $9::bigint, a.actor, a.action, a.target_type, a.target_id, a.reason, a.before,

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/clock.hpp"
@@ -16,8 +17,16 @@
 
 namespace hookd::store::postgres {
 
+// The claims of several nodes take turns: each claim transaction runs this first and holds
+// the lock until it commits, so the claim's statement (its READ COMMITTED snapshot taken
+// after the lock) sees every event another node has claimed. Without it two nodes could each
+// claim an event of one entity at once (each seeing the other's still `received`). Held only
+// for the server side of the claim and the commit (the round is one pipeline).
+inline constexpr std::string_view kInboxClaimLock = "SELECT pg_advisory_xact_lock(7283019452)";
+
 // Claim: $1 lease owner, $2 lease expiry, $3 now, $4 limit, $5 source (NULL: any). Run
-// after kClaimPlanSettings (pg_delivery_sql.hpp) in the same transaction.
+// after kInboxClaimLock and kClaimPlanSettings (pg_delivery_sql.hpp) in the same
+// transaction.
 const std::string& inbox_claim_sql();
 Params inbox_claim_params(const InboxClaimRequest& req, Millis now);
 // Oldest due first (RETURNING has no defined order).

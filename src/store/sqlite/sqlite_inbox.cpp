@@ -17,7 +17,12 @@ namespace {
 #define HOOKD_INBOX_OPEN "('received', 'processing', 'retry', 'parked')"
 
 // Open rows are ordered per (source, entity_key) by (sequence, received_at, id); rows without
-// a sequence sort after those with one. Only the first open row of an entity is claimable.
+// a sequence sort after those with one. An entity has at most one event in flight: while one
+// of its rows is `processing` nothing else of it is claimable, not even a row that sorts
+// before it (it arrived late: decided after the one in flight, against the entity as that one
+// left it, so stale). Otherwise only its first open row is claimable. A `processing` row whose
+// lease expired (its node died) is claimable again, before anything else of its entity.
+// (See docs/inbound.md "Ordering".)
 constexpr std::string_view kClaimSql = R"sql(
 UPDATE inbox SET status = 'processing', lease_owner = ?1, lease_until = ?2
 WHERE id IN (
@@ -25,12 +30,18 @@ WHERE id IN (
   WHERE r.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND r.next_attempt_at <= ?3
     AND (r.lease_until IS NULL OR r.lease_until <= ?3)
     AND (?5 IS NULL OR r.source = ?5)
-    AND (r.entity_key IS NULL OR NOT EXISTS (
+    AND (r.entity_key IS NULL OR (NOT EXISTS (
       SELECT 1 FROM inbox o
       WHERE o.source = r.source AND o.entity_key = r.entity_key
         AND o.status IN )sql" HOOKD_INBOX_OPEN R"sql(
         AND (COALESCE(o.sequence, 9223372036854775807), o.received_at, o.id)
-          < (COALESCE(r.sequence, 9223372036854775807), r.received_at, r.id)))
+          < (COALESCE(r.sequence, 9223372036854775807), r.received_at, r.id)
+        AND (r.status <> 'processing' OR o.status = 'processing'))
+    AND (r.status = 'processing' OR NOT EXISTS (
+      SELECT 1 FROM inbox f
+      WHERE f.source = r.source AND f.entity_key = r.entity_key
+        AND f.status IN )sql" HOOKD_INBOX_OPEN R"sql( AND f.status = 'processing'
+        AND f.id <> r.id))))
   ORDER BY r.next_attempt_at, r.id LIMIT ?4)
 RETURNING {})sql";
 
@@ -68,12 +79,23 @@ Status insert_history(Connection& c, const std::string& id, Millis at,
   return ins.bind_all(id, at, from_text, to_string(to), note).run();
 }
 
+// The entity's state after a forwarded event, guarded here whatever snapshot the caller
+// decided on: last_sequence never decreases, and an older event (lower sequence) or a
+// non-terminal one after a terminal state does not change the state.
 Status upsert_entity(Connection& c, const InboxEntity& e, Millis now) {
-  HOOKD_TRY(up, c.prepare("INSERT INTO inbox_entities (source, entity_key, last_sequence, state, "
-                          "terminal, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
-                          "ON CONFLICT (source, entity_key) DO UPDATE SET "
-                          "last_sequence = excluded.last_sequence, state = excluded.state, "
-                          "terminal = excluded.terminal, updated_at = excluded.updated_at"));
+  HOOKD_TRY(up, c.prepare(R"sql(
+INSERT INTO inbox_entities (source, entity_key, last_sequence, state, terminal, updated_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+ON CONFLICT (source, entity_key) DO UPDATE SET
+  last_sequence = MAX(COALESCE(inbox_entities.last_sequence, excluded.last_sequence),
+                      COALESCE(excluded.last_sequence, inbox_entities.last_sequence)),
+  state = CASE WHEN (inbox_entities.terminal AND NOT excluded.terminal)
+                 OR COALESCE(excluded.last_sequence < inbox_entities.last_sequence, 0)
+               THEN inbox_entities.state ELSE excluded.state END,
+  terminal = CASE WHEN (inbox_entities.terminal AND NOT excluded.terminal)
+                    OR COALESCE(excluded.last_sequence < inbox_entities.last_sequence, 0)
+                  THEN inbox_entities.terminal ELSE excluded.terminal END,
+  updated_at = excluded.updated_at)sql"));
   return up.bind_all(e.source, e.entity_key, e.last_sequence, e.state, e.terminal, now).run();
 }
 
