@@ -1,6 +1,5 @@
 #include "api/audit_entries.hpp"
 
-#include <algorithm>
 #include <set>
 
 #include "api/serialize.hpp"
