@@ -1,5 +1,7 @@
-// Applications and event types: the Svix routes /api/v1/app and /api/v1/event-type.
+// Applications and event types: the Svix routes /api/v1/app and /api/v1/event-type. Every
+// change is audited in its own transaction (A30, see audit_entries.hpp).
 #include "api/api_impl.hpp"
+#include "api/audit_entries.hpp"
 #include "api/json_body.hpp"
 #include "api/serialize.hpp"
 
@@ -43,6 +45,11 @@ void read_event_type(Fields& f, store::EventType& type, bool patch) {
   if (!patch || f.contains("schemas")) type.schemas = f.object_text("schemas").value_or("{}");
 }
 
+store::AuditEntry created_entry(const Call& call, const char* action, const char* type,
+                                std::string target_id, const nlohmann::json& state) {
+  return with_states(audit_entry(call, action, type, std::move(target_id)), nullptr, state);
+}
+
 }  // namespace
 
 Reply Api::Impl::create_app(Call& call) {
@@ -58,7 +65,8 @@ Reply Api::Impl::create_app(Call& call) {
       return json_response(200, dump(to_json(*existing)));
     }
   }
-  auto created = deps_.store.create_application(app);
+  auto created = deps_.store.create_application(
+      app, created_entry(call, "application.create", "application", "", audit_state(app)));
   if (!created && created.error().code == ErrorCode::kConflict && get_if_exists && app.uid) {
     if (auto existing = deps_.store.get_application(*app.uid)) {  // lost a race: fine
       return json_response(200, dump(to_json(*existing)));
@@ -99,13 +107,16 @@ Reply Api::Impl::put_app(Call& call) {
   auto existing = deps_.store.get_application(call.param("app_id"));
   if (!existing && existing.error().code == ErrorCode::kNotFound) {
     if (!app.uid && !call.param("app_id").starts_with("app_")) app.uid = call.param("app_id");
-    auto created = deps_.store.create_application(app);
+    auto created = deps_.store.create_application(
+        app, created_entry(call, "application.create", "application", "", audit_state(app)));
     if (!created) return std::unexpected(from_store_error(created.error()));
     return json_response(201, dump(to_json(*created)));
   }
   if (!existing) return std::unexpected(from_store_error(existing.error()));
   app.id = existing->id;
-  auto updated = deps_.store.update_application(app);
+  auto updated = deps_.store.update_application(
+      app, update_entry(audit_entry(call, "application.update", "application", app.id),
+                        audit_state(*existing), audit_state(app)));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "application"));
   return json_response(200, dump(to_json(*updated)));
 }
@@ -116,9 +127,12 @@ Reply Api::Impl::patch_app(Call& call) {
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
   Fields f(*body);
+  const auto before = audit_state(*app);
   read_application(f, *app, true);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  auto updated = deps_.store.update_application(*app);
+  auto updated = deps_.store.update_application(
+      *app, update_entry(audit_entry(call, "application.update", "application", app->id), before,
+                         audit_state(*app)));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "application"));
   return json_response(200, dump(to_json(*updated)));
 }
@@ -126,7 +140,9 @@ Reply Api::Impl::patch_app(Call& call) {
 Reply Api::Impl::delete_app(Call& call) {
   auto app = app_of(call);
   if (!app) return std::unexpected(app.error());
-  if (auto done = deps_.store.delete_application(app->id); !done) {
+  auto audit = with_states(audit_entry(call, "application.delete", "application", app->id),
+                           audit_state(*app), nullptr);
+  if (auto done = deps_.store.delete_application(app->id, std::move(audit)); !done) {
     return std::unexpected(from_store_error(done.error(), "application"));
   }
   return empty_response(204);
@@ -141,7 +157,8 @@ Reply Api::Impl::create_event_type(Call& call) {
   check_name(f, "name", type.name.empty() ? std::nullopt : std::optional(type.name));
   read_event_type(f, type, false);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  auto created = deps_.store.create_event_type(type);
+  auto created = deps_.store.create_event_type(
+      type, created_entry(call, "event_type.create", "event_type", type.name, audit_state(type)));
   if (!created && created.error().code == ErrorCode::kConflict) {
     return std::unexpected(conflict("Event type '" + type.name + "' already exists"));
   }
@@ -175,12 +192,15 @@ Reply Api::Impl::put_event_type(Call& call) {
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   auto existing = deps_.store.get_event_type(type.name);
   if (!existing && existing.error().code == ErrorCode::kNotFound) {
-    auto created = deps_.store.create_event_type(type);
+    auto created = deps_.store.create_event_type(
+        type, created_entry(call, "event_type.create", "event_type", type.name, audit_state(type)));
     if (!created) return std::unexpected(from_store_error(created.error()));
     return json_response(201, dump(to_json(*created)));
   }
   if (!existing) return std::unexpected(from_store_error(existing.error()));
-  auto updated = deps_.store.update_event_type(type);
+  auto updated = deps_.store.update_event_type(
+      type, update_entry(audit_entry(call, "event_type.update", "event_type", type.name),
+                         audit_state(*existing), audit_state(type)));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "event type"));
   return json_response(200, dump(to_json(*updated)));
 }
@@ -192,9 +212,12 @@ Reply Api::Impl::patch_event_type(Call& call) {
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
   Fields f(*body);
+  const auto before = audit_state(*type);
   read_event_type(f, *type, true);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  auto updated = deps_.store.update_event_type(*type);
+  auto updated = deps_.store.update_event_type(
+      *type, update_entry(audit_entry(call, "event_type.update", "event_type", name), before,
+                          audit_state(*type)));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "event type"));
   return json_response(200, dump(to_json(*updated)));
 }
@@ -205,12 +228,17 @@ Reply Api::Impl::delete_event_type(Call& call) {
   auto type = deps_.store.get_event_type(name);
   if (!type) return std::unexpected(from_store_error(type.error(), "event type '" + name + "'"));
   if (call.request.query_param("expunge") == "true") {
-    if (auto done = deps_.store.delete_event_type(name); !done) {
+    auto audit = with_states(audit_entry(call, "event_type.delete", "event_type", name),
+                             audit_state(*type), nullptr);
+    if (auto done = deps_.store.delete_event_type(name, std::move(audit)); !done) {
       return std::unexpected(from_store_error(done.error()));
     }
   } else {
+    const auto before = audit_state(*type);
     type->archived = true;
-    if (auto done = deps_.store.update_event_type(*type); !done) {
+    auto audit = update_entry(audit_entry(call, "event_type.update", "event_type", name), before,
+                              audit_state(*type));
+    if (auto done = deps_.store.update_event_type(*type, std::move(audit)); !done) {
       return std::unexpected(from_store_error(done.error()));
     }
   }

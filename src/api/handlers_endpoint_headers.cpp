@@ -3,7 +3,7 @@
 // delivery to the endpoint. GET returns them as Svix's EndpointHeadersOut: credentials-like headers
 // (Authorization, ...) are not echoed, only their names are listed in `sensitive`. PUT replaces the
 // set; PATCH merges `headers` (a null value removes that header) and removes the names in
-// `deleteHeaders`.
+// `deleteHeaders`. A change is audited as `endpoint.update` with the header names only (A30).
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/api_impl.hpp"
+#include "api/audit_entries.hpp"
 #include "api/endpoint_input.hpp"
 #include "api/json_body.hpp"
 #include "api/serialize.hpp"
@@ -92,9 +93,9 @@ Reply Api::Impl::put_endpoint_headers(Call& call) {
   }
   check_headers(f, "headers", headers);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  store::Endpoint ep = std::move(found->endpoint);
+  store::Endpoint ep = found->endpoint;
   ep.headers = std::move(headers);
-  auto updated = deps_.store.update_endpoint(ep);
+  auto updated = deps_.store.update_endpoint(ep, endpoint_update_entry(call, found->endpoint, ep));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "endpoint"));
   return empty_response(204);
 }
@@ -111,7 +112,7 @@ Reply Api::Impl::patch_endpoint_headers(Call& call) {
   const auto changes = patch_map(f, *body);
   const auto removals =
       f.string_list("deleteHeaders", 50, 256).value_or(std::vector<std::string>{});
-  store::Endpoint ep = std::move(found->endpoint);
+  store::Endpoint ep = found->endpoint;
   for (const auto& name : removals) erase_name(ep.headers, name);
   for (const auto& [name, value] : changes) {
     erase_name(ep.headers, name);
@@ -119,7 +120,7 @@ Reply Api::Impl::patch_endpoint_headers(Call& call) {
   }
   check_headers(f, "headers", ep.headers);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  auto updated = deps_.store.update_endpoint(ep);
+  auto updated = deps_.store.update_endpoint(ep, endpoint_update_entry(call, found->endpoint, ep));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "endpoint"));
   return empty_response(204);
 }

@@ -1,8 +1,10 @@
 // Endpoints: Svix routes under /api/v1/app/{app_id}/endpoint (CRUD, secret, rotate,
-// recover) and hookd's audited enable/disable.
+// recover) and hookd's enable/disable. Every change is audited in its own transaction (A30,
+// see audit_entries.hpp).
 #include <nlohmann/json.hpp>
 
 #include "api/api_impl.hpp"
+#include "api/audit_entries.hpp"
 #include "api/endpoint_input.hpp"
 #include "api/json_body.hpp"
 #include "api/serialize.hpp"
@@ -11,6 +13,7 @@
 namespace hookd::api {
 namespace {
 
+// before/after are filled in by the store: the row's state as the transition found it.
 store::AuditEntry endpoint_audit(std::string actor, bool disabled, std::string target_id,
                                  std::string reason) {
   store::AuditEntry audit;
@@ -22,10 +25,9 @@ store::AuditEntry endpoint_audit(std::string actor, bool disabled, std::string t
   return audit;
 }
 
-std::string disabled_state(const store::Endpoint& ep) {
-  nlohmann::json j = {{"disabled", ep.disabled}};
-  j["disabledReason"] = ep.disabled_reason ? nlohmann::json(*ep.disabled_reason) : nullptr;
-  return j.dump();
+// The kind of signing key, never the key: "whsk" (Ed25519) or "whsec" (HMAC).
+std::string key_kind(const std::string& secret) {
+  return secret.starts_with("whsk_") ? "whsk" : "whsec";
 }
 
 }  // namespace
@@ -41,7 +43,9 @@ Reply Api::Impl::create_endpoint(Call& call) {
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   ep.app_id = app->id;
   ep.secrets.current = secret.value_or(new_secret());
-  auto created = deps_.store.create_endpoint(ep);
+  auto audit =
+      with_states(audit_entry(call, "endpoint.create", "endpoint", ""), nullptr, audit_state(ep));
+  auto created = deps_.store.create_endpoint(ep, std::move(audit));
   if (!created && created.error().code == ErrorCode::kConflict) {
     return std::unexpected(conflict("An endpoint with uid '" + ep.uid.value_or("") +
                                     "' already exists in this application"));
@@ -91,23 +95,21 @@ Reply Api::Impl::put_endpoint(Call& call) {
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   const bool want_disabled = ep.disabled;
   ep.disabled = existing.disabled;
-  auto updated = deps_.store.update_endpoint(ep);
+  auto updated = deps_.store.update_endpoint(ep, endpoint_update_entry(call, existing, ep));
   if (!updated && updated.error().code == ErrorCode::kConflict) {
     return std::unexpected(conflict("An endpoint with uid '" + ep.uid.value_or("") +
                                     "' already exists in this application"));
   }
   if (!updated) return std::unexpected(from_store_error(updated.error(), "endpoint"));
   if (want_disabled != existing.disabled) {
-    auto audit = endpoint_audit(call.actor, want_disabled, ep.id,
-                                "endpoint update via " + call.request.method);
-    audit.before = disabled_state(existing);
-    store::Endpoint after = existing;
-    after.disabled = want_disabled;
-    audit.after = disabled_state(after);
+    auto reason = audit_reason(call);
+    auto audit =
+        endpoint_audit(call.actor, want_disabled, ep.id,
+                       reason.empty() ? "endpoint update via " + call.request.method : reason);
     auto changed =
         deps_.store.set_endpoint_disabled(app.id, ep.id, want_disabled, std::nullopt, audit);
     if (!changed) return std::unexpected(from_store_error(changed.error(), "endpoint"));
-    updated = std::move(changed);
+    updated = std::move(changed->endpoint);
   }
   return json_response(200, dump(to_json(*updated)));
 }
@@ -118,7 +120,9 @@ Reply Api::Impl::delete_endpoint(Call& call) {
   auto found = app_endpoint_of(call);
   if (!found) return std::unexpected(found.error());
   const auto& [app, ep] = *found;
-  if (auto done = deps_.store.delete_endpoint(app.id, ep.id); !done) {
+  auto audit = with_states(audit_entry(call, "endpoint.delete", "endpoint", ep.id), audit_state(ep),
+                           nullptr);
+  if (auto done = deps_.store.delete_endpoint(app.id, ep.id, std::move(audit)); !done) {
     return std::unexpected(from_store_error(done.error(), "endpoint"));
   }
   return empty_response(204);
@@ -156,8 +160,16 @@ Reply Api::Impl::rotate_endpoint_secret(Call& call) {
     }
     if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   }
-  auto rotated = deps_.store.rotate_endpoint_secret(app.id, ep.id, secret,
-                                                    deps_.options.secret_rotation_grace.count());
+  const auto grace = deps_.options.secret_rotation_grace.count();
+  nlohmann::json before = {{"keyType", key_kind(ep.secrets.current)}};
+  before["previousKeyValidUntil"] =
+      ep.secrets.previous && ep.secrets.previous_expires_at
+          ? nlohmann::json(format_time(*ep.secrets.previous_expires_at))
+          : nlohmann::json(nullptr);
+  const nlohmann::json after = {{"keyType", key_kind(secret)}, {"previousKeyValidForMs", grace}};
+  auto audit = with_states(audit_entry(call, "endpoint.rotate_secret", "endpoint", ep.id), before,
+                           after);  // the kinds of key and the grace period: never a key
+  auto rotated = deps_.store.rotate_endpoint_secret(app.id, ep.id, secret, grace, std::move(audit));
   if (!rotated) return std::unexpected(from_store_error(rotated.error(), "endpoint"));
   return empty_response(204);
 }
@@ -174,7 +186,11 @@ Reply Api::Impl::recover_endpoint(Call& call) {
   auto until = f.time("until");  // optional: only failures before it are re-sent
   if (since && until && *until <= *since) f.add_error("until", "must be later than since");
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  auto count = deps_.store.recover(ep.id, *since, until);
+  nlohmann::json before = {{"status", "dead"}, {"since", format_time(*since)}};
+  before["until"] = until ? nlohmann::json(format_time(*until)) : nlohmann::json(nullptr);
+  auto audit =  // after: {status: pending, recovered: n}, by the store
+      with_states(audit_entry(call, "endpoint.recover", "endpoint", ep.id), before, nullptr);
+  auto count = deps_.store.recover(ep.id, *since, until, std::move(audit));
   if (!count) return std::unexpected(from_store_error(count.error(), "endpoint"));
   const auto now = deps_.clock.now_ms();
   IdRandomBytes random{};
@@ -196,16 +212,12 @@ Reply Api::Impl::set_endpoint_enabled(Call& call, bool disabled) {
   Fields f(*body);
   const auto reason = f.required_text("reason", 1024);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  store::Endpoint after = ep;
-  after.disabled = disabled;
-  after.disabled_reason = disabled ? std::optional(reason) : std::nullopt;
+  // Already in that state: nothing changes, no entry; the answer is the endpoint as it is.
   auto audit = endpoint_audit(call.actor, disabled, ep.id, reason);
-  audit.before = disabled_state(ep);
-  audit.after = disabled_state(after);
   auto changed = deps_.store.set_endpoint_disabled(
       app.id, ep.id, disabled, disabled ? std::optional(reason) : std::nullopt, audit);
   if (!changed) return std::unexpected(from_store_error(changed.error(), "endpoint"));
-  return json_response(200, dump(to_json(*changed)));
+  return json_response(200, dump(to_json(changed->endpoint)));
 }
 
 }  // namespace hookd::api

@@ -1,6 +1,7 @@
 // Messages and attempts: POST/GET /api/v1/app/{app_id}/msg (publish goes through group
 // commit), attempts by message and by endpoint, resend.
 #include "api/api_impl.hpp"
+#include "api/audit_entries.hpp"
 #include "api/json_body.hpp"
 #include "api/serialize.hpp"
 #include "ops/log.hpp"
@@ -210,7 +211,8 @@ Reply Api::Impl::resend(Call& call) {
   const auto& id = call.param("msg_id");
   auto msg = deps_.store.get_message(found->app.id, id);
   if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
-  auto delivery = deps_.store.resend(msg->id, found->endpoint.id);
+  auto audit = audit_entry(call, "message.resend", "message", msg->id);  // A30; after: by the store
+  auto delivery = deps_.store.resend(msg->id, found->endpoint.id, std::move(audit));
   if (!delivery) return std::unexpected(from_store_error(delivery.error()));
   return empty_response(202);
 }

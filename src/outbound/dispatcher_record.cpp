@@ -112,6 +112,8 @@ void Dispatcher::Impl::after_recorded(Finished& item, const Result<store::Delive
   if (kind == RetryDecision::Kind::kDisableEndpoint) disable_endpoint(item);
 }
 
+// Several in-flight deliveries may all get a 410: each asks, the store makes the transition
+// (and writes the `endpoint.disable` entry) once; the others find it already disabled.
 void Dispatcher::Impl::disable_endpoint(const Finished& item) {
   const auto& d = item.job.delivery;
   const std::string reason = "HTTP 410 Gone from " + item.job.url;
@@ -120,9 +122,7 @@ void Dispatcher::Impl::disable_endpoint(const Finished& item) {
   audit.action = "endpoint.disable";
   audit.target_type = "endpoint";
   audit.target_id = d.endpoint_id;
-  audit.reason = reason;
-  audit.before = R"({"disabled":false})";
-  audit.after = R"({"disabled":true})";
+  audit.reason = reason;  // before/after: the row's state, filled in by the store
   auto disabled = deps_.store.set_endpoint_disabled(d.app_id, d.endpoint_id, true, reason, audit);
   if (!disabled) {
     update_stats([](auto& s) { ++s.store_errors; });
@@ -132,9 +132,11 @@ void Dispatcher::Impl::disable_endpoint(const Finished& item) {
     }
     return;
   }
-  update_stats([](auto& s) { ++s.endpoints_disabled; });
-  if (deps_.logger) {
-    deps_.logger->warn("endpoint.disabled", {{"endpoint", d.endpoint_id}, {"reason", reason}});
+  if (disabled->changed) {  // else another 410 (or a person) disabled it first
+    update_stats([](auto& s) { ++s.endpoints_disabled; });
+    if (deps_.logger) {
+      deps_.logger->warn("endpoint.disabled", {{"endpoint", d.endpoint_id}, {"reason", reason}});
+    }
   }
   if (auto it = endpoints_.find(d.endpoint_id); it != endpoints_.end()) {
     it->second.fetched_at = {};  // re-read at the next pump: disabled -> its backlog goes back

@@ -4,6 +4,8 @@
 // or not at all. Expected failures are Results: kNotFound, kConflict (unique key taken, a
 // lost lease, a state that forbids the change), kUnavailable (database locked, I/O error,
 // disk full: the caller may retry / answer 503), kInvalidArgument.
+// A method that takes an AuditEntry appends it in the same transaction as its change, so a
+// change is never kept without its audit row (A30).
 // Thread-safety: every method may be called concurrently from any thread.
 #pragma once
 
@@ -23,46 +25,70 @@ namespace hookd::store {
 class ApplicationStore {
  public:
   virtual ~ApplicationStore() = default;
-  // `app.id`, created_at, updated_at are assigned. A taken uid -> kConflict.
-  virtual Result<Application> create_application(Application app) = 0;
+  // `app.id`, created_at, updated_at are assigned. A taken uid -> kConflict. The audit
+  // entry's empty target_id becomes the new id.
+  virtual Result<Application> create_application(Application app,
+                                                 std::optional<AuditEntry> audit = {}) = 0;
   virtual Result<Application> get_application(const std::string& id_or_uid) = 0;
   virtual Result<Page<Application>> list_applications(const PageRequest& page) = 0;
   // Replaces name, uid, rate_limit, metadata of `app.id`; bumps updated_at.
-  virtual Result<Application> update_application(const Application& app) = 0;
+  virtual Result<Application> update_application(const Application& app,
+                                                 std::optional<AuditEntry> audit = {}) = 0;
   // Deletes the application with its endpoints, messages, deliveries and attempts.
-  virtual Status delete_application(const std::string& id) = 0;
+  virtual Status delete_application(const std::string& id,
+                                    std::optional<AuditEntry> audit = {}) = 0;
 
-  virtual Result<EventType> create_event_type(EventType type) = 0;  // taken name -> kConflict
+  // A taken name -> kConflict.
+  virtual Result<EventType> create_event_type(EventType type,
+                                              std::optional<AuditEntry> audit = {}) = 0;
   virtual Result<EventType> get_event_type(const std::string& name) = 0;
   virtual Result<Page<EventType>> list_event_types(const PageRequest& page,
                                                    bool include_archived) = 0;
-  virtual Result<EventType> update_event_type(const EventType& type) = 0;
-  virtual Status delete_event_type(const std::string& name) = 0;
+  virtual Result<EventType> update_event_type(const EventType& type,
+                                              std::optional<AuditEntry> audit = {}) = 0;
+  virtual Status delete_event_type(const std::string& name,
+                                   std::optional<AuditEntry> audit = {}) = 0;
 };
 
 // ---- endpoints ----
+// What set_endpoint_disabled did: `changed` is false when the endpoint already was in the
+// asked state (nothing written, no audit entry).
+struct EndpointTransition {
+  Endpoint endpoint;  // as it is after the call
+  bool changed = false;
+};
+
 class EndpointStore {
  public:
   virtual ~EndpointStore() = default;
-  // `ep.id` and times are assigned; `ep.app_id` must exist (else kNotFound).
-  virtual Result<Endpoint> create_endpoint(Endpoint ep) = 0;
+  // `ep.id` and times are assigned; `ep.app_id` must exist (else kNotFound). The audit
+  // entry's empty target_id becomes the new id.
+  virtual Result<Endpoint> create_endpoint(Endpoint ep, std::optional<AuditEntry> audit = {}) = 0;
   // By id or by uid within the application.
   virtual Result<Endpoint> get_endpoint(const std::string& app_id,
                                         const std::string& id_or_uid) = 0;
   virtual Result<Page<Endpoint>> list_endpoints(const std::string& app_id,
                                                 const PageRequest& page) = 0;
   // Replaces every mutable field of `ep.id` (app_id and created_at are kept).
-  virtual Result<Endpoint> update_endpoint(const Endpoint& ep) = 0;
-  virtual Status delete_endpoint(const std::string& app_id, const std::string& id) = 0;
+  virtual Result<Endpoint> update_endpoint(const Endpoint& ep,
+                                           std::optional<AuditEntry> audit = {}) = 0;
+  virtual Status delete_endpoint(const std::string& app_id, const std::string& id,
+                                 std::optional<AuditEntry> audit = {}) = 0;
   // Rotation: `new_secret` becomes current; the old one keeps signing until
-  // now + previous_valid_ms.
+  // now + previous_valid_ms. The audit entry must not hold either secret.
   virtual Result<Endpoint> rotate_endpoint_secret(const std::string& app_id, const std::string& id,
                                                   const std::string& new_secret,
-                                                  Millis previous_valid_ms) = 0;
-  // Enable/disable with the audit row in the same transaction.
-  virtual Result<Endpoint> set_endpoint_disabled(const std::string& app_id, const std::string& id,
-                                                 bool disabled, std::optional<std::string> reason,
-                                                 std::optional<AuditEntry> audit) = 0;
+                                                  Millis previous_valid_ms,
+                                                  std::optional<AuditEntry> audit = {}) = 0;
+  // Enable/disable as a transition: only an endpoint not yet in the asked state changes
+  // (UPDATE ... WHERE disabled <> asked), and only then is the audit entry appended, in the
+  // same transaction; its before/after become the row's {disabled, disabledReason} as they
+  // were and became. Already in that state: nothing is written (the reason stays), `changed`
+  // is false. Of concurrent calls asking the same state, exactly one changes the row.
+  virtual Result<EndpointTransition> set_endpoint_disabled(const std::string& app_id,
+                                                           const std::string& id, bool disabled,
+                                                           std::optional<std::string> reason,
+                                                           std::optional<AuditEntry> audit) = 0;
 };
 
 // ---- messages (publish = message + its deliveries, one transaction) ----
@@ -262,12 +288,16 @@ class DeliveryStore {
                                   const AuditEntry& audit) = 0;
   virtual Result<int> discard_dead(const std::vector<std::string>& delivery_ids,
                                    const AuditEntry& audit) = 0;
-  // Svix resend: a new pending delivery of the message to the endpoint.
-  virtual Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id) = 0;
+  // Svix resend: a new pending delivery of the message to the endpoint. An audit entry
+  // without `after` gets {delivery, endpoint_id, status} of the new delivery.
+  virtual Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id,
+                                  std::optional<AuditEntry> audit = {}) = 0;
   // Svix recover: every dead delivery of the endpoint created in [since, until) (no upper
-  // bound without `until`) goes back to pending (attempts reset). Returns how many.
+  // bound without `until`) goes back to pending (attempts reset). Returns how many. An audit
+  // entry without `after` gets {status: "pending", recovered: <how many>}.
   virtual Result<int> recover(const std::string& endpoint_id, Millis since,
-                              std::optional<Millis> until = std::nullopt) = 0;
+                              std::optional<Millis> until = std::nullopt,
+                              std::optional<AuditEntry> audit = {}) = 0;
 };
 
 // ---- attempts ----

@@ -121,7 +121,7 @@ TEST_F(ApiTest, A30_EndpointDisableAndEnableAreAuditedWithReason) {
   EXPECT_EQ(enabled.json()["disabled"], false);
 
   auto audit = call("GET", "/api/v1/hookd/audit?target_id=" + ep).json();
-  ASSERT_EQ(audit["data"].size(), 2u) << audit.dump();
+  ASSERT_EQ(audit["data"].size(), 3u) << audit.dump();
   const auto& newest = audit["data"][0];
   EXPECT_EQ(newest["action"], "endpoint.enable");
   EXPECT_EQ(newest["actor"], "alice");
@@ -129,6 +129,7 @@ TEST_F(ApiTest, A30_EndpointDisableAndEnableAreAuditedWithReason) {
   EXPECT_EQ(newest["before"]["disabled"], true);
   EXPECT_EQ(newest["after"]["disabled"], false);
   EXPECT_EQ(audit["data"][1]["action"], "endpoint.disable");
+  EXPECT_EQ(audit["data"][2]["action"], "endpoint.create");
 }
 
 TEST_F(ApiTest, A30_DisablingThroughPatchIsAuditedToo) {

@@ -116,6 +116,42 @@ TEST_F(DispatcherTest, A06_GoneDisablesOnlyThatEndpoint) {
   EXPECT_TRUE(eventually([&] { return dispatcher_->stats().endpoints_disabled == 1u; }));
 }
 
+// A30: ten deliveries to one endpoint are in flight at once and each gets a 410: the
+// endpoint goes from enabled to disabled once, so the audit log holds exactly one
+// `endpoint.disable` entry (not one per 410).
+TEST_F(DispatcherTest, A30_ManyGoneAnswersInFlightWriteOneDisableEntry) {
+  constexpr std::size_t kMessages = 10;
+  std::atomic<std::size_t> arrived{0};
+  StopBeforeLocalsDie stop_first{this};
+  receiver_.set_handler([&](const ReceivedRequest&) {
+    ++arrived;
+    // Hold every answer until all ten requests are in flight (bounded: 10 s).
+    for (int i = 0; i < 2'000 && arrived.load() < kMessages; ++i) std::this_thread::sleep_for(5ms);
+    return ReceiverBehavior::respond(410);
+  });
+  const auto gone = add_endpoint("/gone");
+  for (std::size_t i = 0; i < kMessages; ++i) publish(R"({"n":)" + std::to_string(i) + "}");
+  auto options = fast_options();
+  options.gate.max_in_flight = kMessages;
+  start_dispatcher(options);
+
+  ASSERT_TRUE(eventually([&] { return count(DeliveryStatus::kDead) == kMessages; }))
+      << "dead: " << count(DeliveryStatus::kDead);
+  EXPECT_EQ(arrived.load(), kMessages) << "all ten were in flight together";
+  store::AuditFilter filter;
+  filter.target_id = gone.id;
+  filter.action = "endpoint.disable";
+  store::PageRequest all;
+  all.limit = store::PageRequest::kMaxLimit;
+  auto audit = store_->list_audit(filter, all);
+  ASSERT_TRUE(audit.has_value());
+  EXPECT_EQ(audit->data.size(), 1u) << "one transition, one entry";
+  EXPECT_EQ(dispatcher_->stats().endpoints_disabled, 1u);
+  auto ep = store_->get_endpoint(app_.id, gone.id);
+  ASSERT_TRUE(ep.has_value());
+  EXPECT_TRUE(ep->disabled);
+}
+
 // A09: one attempt row per request the receiver saw, across successes and failures.
 TEST_F(DispatcherTest, A09_AttemptRowsEqualRequestsSeen) {
   const auto ep = add_endpoint("/mixed", [](store::Endpoint& e) { e.total_timeout_ms = 300; });

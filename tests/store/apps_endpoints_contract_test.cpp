@@ -158,8 +158,8 @@ TEST_P(StoreContract, DisableEndpointWritesAuditInSameCall) {
   AuditEntry audit = audit_entry("endpoint.disable", ep.id, "410 Gone");
   auto r = store_->set_endpoint_disabled(app.id, ep.id, true, "gone", audit);
   ASSERT_TRUE(r.has_value());
-  EXPECT_TRUE(r->disabled);
-  EXPECT_EQ(r->disabled_reason, "gone");
+  EXPECT_TRUE(r->endpoint.disabled);
+  EXPECT_EQ(r->endpoint.disabled_reason, "gone");
   auto log = store_->list_audit(audit_by_target(ep.id), PageRequest{});
   ASSERT_TRUE(log.has_value());
   ASSERT_EQ(log->data.size(), 1u);
@@ -167,8 +167,8 @@ TEST_P(StoreContract, DisableEndpointWritesAuditInSameCall) {
   EXPECT_EQ(log->data[0].at, clock_.now_ms());
   auto enabled = store_->set_endpoint_disabled(app.id, ep.id, false, std::nullopt, std::nullopt);
   ASSERT_TRUE(enabled.has_value());
-  EXPECT_FALSE(enabled->disabled);
-  EXPECT_FALSE(enabled->disabled_reason.has_value());
+  EXPECT_FALSE(enabled->endpoint.disabled);
+  EXPECT_FALSE(enabled->endpoint.disabled_reason.has_value());
 }
 
 TEST_P(StoreContract, AuditAppendAndFilter) {

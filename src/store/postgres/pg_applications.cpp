@@ -32,7 +32,7 @@ Status changed_one(const Rows& rows, std::string_view what) {
 
 }  // namespace
 
-Result<Application> PgStore::create_application(Application app) {
+Result<Application> PgStore::create_application(Application app, std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Result<Application> {
     const Millis now = clock_.now_ms();
     app.id = ids_.next(id_prefix::kApplication);
@@ -41,6 +41,7 @@ Result<Application> PgStore::create_application(Application app) {
         fmt::format("INSERT INTO applications ({}) VALUES ({})", kAppColumns, placeholders(7)),
         Params().add_all(app.id, app.uid, app.name, app.rate_limit, app.metadata, app.created_at,
                          app.updated_at)));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, completed_audit(*audit, app.id), now));
     return app;
   });
 }
@@ -59,31 +60,37 @@ Result<Page<Application>> PgStore::list_applications(const PageRequest& page) {
   });
 }
 
-Result<Application> PgStore::update_application(const Application& app) {
+Result<Application> PgStore::update_application(const Application& app,
+                                                std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Result<Application> {
+    const Millis now = clock_.now_ms();
     HOOKD_TRY(rows, c.query("UPDATE applications SET uid = $1, name = $2, rate_limit = $3, "
                             "metadata = $4, updated_at = $5 WHERE id = $6",
-                            Params().add_all(app.uid, app.name, app.rate_limit, app.metadata,
-                                             clock_.now_ms(), app.id)));
+                            Params().add_all(app.uid, app.name, app.rate_limit, app.metadata, now,
+                                             app.id)));
     HOOKD_CHECK(changed_one(rows, "application"));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
     return load_application(c, app.id);
   });
 }
 
-Status PgStore::delete_application(const std::string& id) {
+Status PgStore::delete_application(const std::string& id, std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Status {
     HOOKD_TRY(rows, c.query("DELETE FROM applications WHERE id = $1", Params().add(id)));
-    return changed_one(rows, "application");
+    HOOKD_CHECK(changed_one(rows, "application"));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, clock_.now_ms()));
+    return {};
   });
 }
 
-Result<EventType> PgStore::create_event_type(EventType type) {
+Result<EventType> PgStore::create_event_type(EventType type, std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Result<EventType> {
     type.created_at = type.updated_at = clock_.now_ms();
     HOOKD_CHECK(c.query(
         fmt::format("INSERT INTO event_types ({}) VALUES ({})", kEventTypeColumns, placeholders(6)),
         Params().add_all(type.name, type.description, type.archived, type.schemas, type.created_at,
                          type.updated_at)));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, type.created_at));
     return type;
   });
 }
@@ -103,21 +110,26 @@ Result<Page<EventType>> PgStore::list_event_types(const PageRequest& page, bool 
   });
 }
 
-Result<EventType> PgStore::update_event_type(const EventType& type) {
+Result<EventType> PgStore::update_event_type(const EventType& type,
+                                             std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Result<EventType> {
+    const Millis now = clock_.now_ms();
     HOOKD_TRY(rows, c.query("UPDATE event_types SET description = $1, archived = $2, "
                             "schemas = $3, updated_at = $4 WHERE name = $5",
-                            Params().add_all(type.description, type.archived, type.schemas,
-                                             clock_.now_ms(), type.name)));
+                            Params().add_all(type.description, type.archived, type.schemas, now,
+                                             type.name)));
     HOOKD_CHECK(changed_one(rows, "event type"));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
     return load_event_type(c, type.name);
   });
 }
 
-Status PgStore::delete_event_type(const std::string& name) {
+Status PgStore::delete_event_type(const std::string& name, std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Status {
     HOOKD_TRY(rows, c.query("DELETE FROM event_types WHERE name = $1", Params().add(name)));
-    return changed_one(rows, "event type");
+    HOOKD_CHECK(changed_one(rows, "event type"));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, clock_.now_ms()));
+    return {};
   });
 }
 

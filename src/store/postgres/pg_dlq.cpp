@@ -98,25 +98,38 @@ Result<int> PgStore::discard_dead(const std::vector<std::string>& delivery_ids,
   });
 }
 
-Result<Delivery> PgStore::resend(const std::string& msg_id, const std::string& endpoint_id) {
+Result<Delivery> PgStore::resend(const std::string& msg_id, const std::string& endpoint_id,
+                                 std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Result<Delivery> {
     HOOKD_TRY(rows, c.query(fmt::format("SELECT {} FROM messages WHERE id = $1", kMessageColumns),
                             Params().add(msg_id)));
     HOOKD_TRY(msg, single<Message>(rows, read_message, "message"));
     HOOKD_CHECK(require_endpoint_of_app(c, endpoint_id, msg.app_id));
-    return insert_delivery_in_tx(c, msg, endpoint_id, clock_.now_ms());
+    const Millis now = clock_.now_ms();
+    HOOKD_TRY(delivery, insert_delivery_in_tx(c, msg, endpoint_id, now));
+    if (audit) {
+      HOOKD_CHECK(
+          append_audit_in_tx(c, completed_audit(*audit, msg.id, resend_state_json(delivery)), now));
+    }
+    return delivery;
   });
 }
 
 Result<int> PgStore::recover(const std::string& endpoint_id, Millis since,
-                             std::optional<Millis> until) {
+                             std::optional<Millis> until, std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Result<int> {
+    const Millis now = clock_.now_ms();
     HOOKD_TRY(rows, c.query("UPDATE deliveries SET status = 'pending', attempts = 0, "
                             "next_attempt_at = $1, lease_owner = NULL, lease_until = NULL, "
                             "updated_at = $1 WHERE endpoint_id = $2 AND status = 'dead' "
                             "AND created_at >= $3 AND ($4::bigint IS NULL OR created_at < $4)",
-                            Params().add_all(clock_.now_ms(), endpoint_id, since, until)));
-    return static_cast<int>(rows.affected());
+                            Params().add_all(now, endpoint_id, since, until)));
+    const int recovered = static_cast<int>(rows.affected());
+    if (audit) {
+      HOOKD_CHECK(append_audit_in_tx(
+          c, completed_audit(*audit, endpoint_id, recover_state_json(recovered)), now));
+    }
+    return recovered;
   });
 }
 

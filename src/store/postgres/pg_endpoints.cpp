@@ -1,4 +1,5 @@
-// Endpoints on PostgreSQL: CRUD, secret rotation, enable/disable (audited).
+// Endpoints on PostgreSQL: CRUD, secret rotation, enable/disable as a transition (each change
+// audited in its own transaction when the caller passes an entry).
 #include <fmt/format.h>
 
 #include "hookd/ids.hpp"
@@ -32,7 +33,7 @@ Status changed_one(const Rows& rows) {
 
 }  // namespace
 
-Result<Endpoint> PgStore::create_endpoint(Endpoint ep) {
+Result<Endpoint> PgStore::create_endpoint(Endpoint ep, std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Result<Endpoint> {
     HOOKD_CHECK(require_application(c, ep.app_id));
     ep.id = ids_.next(id_prefix::kEndpoint);
@@ -45,7 +46,8 @@ Result<Endpoint> PgStore::create_endpoint(Endpoint ep) {
                          ep.secrets.previous, ep.secrets.previous_expires_at, ep.rate_limit,
                          ep.disabled, ep.disabled_reason, ep.fifo, encode_headers(ep.headers),
                          ep.retry_policy, ep.connect_timeout_ms, ep.total_timeout_ms, ep.metadata,
-                         ep.created_at, ep.updated_at, ep.revision)));
+                         ep.created_at, ep.updated_at)));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, completed_audit(*audit, ep.id), ep.created_at));
     return ep;
   });
 }
@@ -64,8 +66,9 @@ Result<Page<Endpoint>> PgStore::list_endpoints(const std::string& app_id, const 
   });
 }
 
-Result<Endpoint> PgStore::update_endpoint(const Endpoint& ep) {
+Result<Endpoint> PgStore::update_endpoint(const Endpoint& ep, std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Result<Endpoint> {
+    const Millis now = clock_.now_ms();
     HOOKD_TRY(rows, c.query("UPDATE endpoints SET uid = $1, url = $2, description = $3, "
                             "filter_types = $4, channels = $5, secret = $6, previous_secret = $7, "
                             "previous_expires_at = $8, rate_limit = $9, disabled = $10, "
@@ -79,23 +82,28 @@ Result<Endpoint> PgStore::update_endpoint(const Endpoint& ep) {
                                 ep.secrets.previous_expires_at, ep.rate_limit, ep.disabled,
                                 ep.disabled_reason, ep.fifo, encode_headers(ep.headers),
                                 ep.retry_policy, ep.connect_timeout_ms, ep.total_timeout_ms,
-                                ep.metadata, clock_.now_ms(), ep.id, ep.app_id)));
+                                ep.metadata, now, ep.id, ep.app_id)));
     HOOKD_CHECK(changed_one(rows));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
     return load_endpoint(c, ep.app_id, ep.id);
   });
 }
 
-Status PgStore::delete_endpoint(const std::string& app_id, const std::string& id) {
+Status PgStore::delete_endpoint(const std::string& app_id, const std::string& id,
+                                std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Status {
     HOOKD_TRY(rows, c.query("DELETE FROM endpoints WHERE id = $1 AND app_id = $2",
                             Params().add_all(id, app_id)));
-    return changed_one(rows);
+    HOOKD_CHECK(changed_one(rows));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, clock_.now_ms()));
+    return {};
   });
 }
 
 Result<Endpoint> PgStore::rotate_endpoint_secret(const std::string& app_id, const std::string& id,
                                                  const std::string& new_secret,
-                                                 Millis previous_valid_ms) {
+                                                 Millis previous_valid_ms,
+                                                 std::optional<AuditEntry> audit) {
   return write([&](PgConnection& c) -> Result<Endpoint> {
     const Millis now = clock_.now_ms();
     HOOKD_TRY(rows,
@@ -104,23 +112,39 @@ Result<Endpoint> PgStore::rotate_endpoint_secret(const std::string& app_id, cons
                       "revision = revision + 1 WHERE id = $4 AND app_id = $5",
                       Params().add_all(now + previous_valid_ms, new_secret, now, id, app_id)));
     HOOKD_CHECK(changed_one(rows));
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
     return load_endpoint(c, app_id, id);
   });
 }
 
-Result<Endpoint> PgStore::set_endpoint_disabled(const std::string& app_id, const std::string& id,
-                                                bool disabled, std::optional<std::string> reason,
-                                                std::optional<AuditEntry> audit) {
-  return write([&](PgConnection& c) -> Result<Endpoint> {
+// A transition: the row is locked (FOR UPDATE) before its state is read, and the UPDATE is
+// conditional too (a concurrent disable that waited on the lock re-reads the committed row
+// and finds nothing to change), so of concurrent disables exactly one is audited.
+Result<EndpointTransition> PgStore::set_endpoint_disabled(const std::string& app_id,
+                                                          const std::string& id, bool disabled,
+                                                          std::optional<std::string> reason,
+                                                          std::optional<AuditEntry> audit) {
+  return write([&](PgConnection& c) -> Result<EndpointTransition> {
     const Millis now = clock_.now_ms();
+    HOOKD_TRY(locked, c.query(fmt::format("SELECT {} FROM endpoints WHERE id = $1 AND "
+                                          "app_id = $2 FOR UPDATE",
+                                          kEndpointColumns),
+                              Params().add_all(id, app_id)));
+    HOOKD_TRY(before, single<Endpoint>(locked, read_endpoint, "endpoint"));
+    if (before.disabled == disabled) return EndpointTransition{std::move(before), false};
     HOOKD_TRY(rows, c.query("UPDATE endpoints SET disabled = $1, disabled_reason = $2, "
                             "updated_at = $3, revision = revision + 1 "
-                            "WHERE id = $4 AND app_id = $5",
+                            "WHERE id = $4 AND app_id = $5 AND disabled <> $1",
                             Params().add_all(disabled, disabled ? reason : std::nullopt, now, id,
                                              app_id)));
-    HOOKD_CHECK(changed_one(rows));
-    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
-    return load_endpoint(c, app_id, id);
+    if (rows.affected() == 0) return EndpointTransition{std::move(before), false};
+    HOOKD_TRY(after, load_endpoint(c, app_id, id));
+    if (audit) {
+      audit->before = endpoint_disabled_json(before);
+      audit->after = endpoint_disabled_json(after);
+      HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
+    }
+    return EndpointTransition{std::move(after), true};
   });
 }
 

@@ -14,11 +14,13 @@
 
 namespace hookd::store::postgres {
 
+using sqlite::completed_audit;
 using sqlite::decode_headers;
 using sqlite::decode_list;
 using sqlite::delivery_state_json;
 using sqlite::encode_headers;
 using sqlite::encode_list;
+using sqlite::endpoint_disabled_json;
 using sqlite::kAppColumns;
 using sqlite::kAttemptColumns;
 using sqlite::kAuditColumns;
@@ -29,6 +31,8 @@ using sqlite::kEventTypeColumns;
 using sqlite::kIdemColumns;
 using sqlite::kInboxColumns;
 using sqlite::kMessageColumns;
+using sqlite::recover_state_json;
+using sqlite::resend_state_json;
 
 Application read_application(const Row& r);
 EventType read_event_type(const Row& r);

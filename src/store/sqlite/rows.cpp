@@ -203,4 +203,28 @@ std::string delivery_state_json(const Delivery& d) {
                         {"attempts", d.attempts}}
       .dump();
 }
+
+std::string endpoint_disabled_json(const Endpoint& ep) {
+  nlohmann::json j = {{"disabled", ep.disabled}};
+  j["disabledReason"] = ep.disabled_reason ? nlohmann::json(*ep.disabled_reason) : nullptr;
+  return j.dump();
+}
+
+std::string resend_state_json(const Delivery& d) {
+  return nlohmann::json{{"delivery", d.id},
+                        {"endpoint_id", d.endpoint_id},
+                        {"status", std::string(to_string(d.status))}}
+      .dump();
+}
+
+std::string recover_state_json(int recovered) {
+  return nlohmann::json{{"status", "pending"}, {"recovered", recovered}}.dump();
+}
+
+AuditEntry completed_audit(AuditEntry audit, const std::string& new_id,
+                           std::optional<std::string> after) {
+  if (audit.target_id.empty()) audit.target_id = new_id;
+  if (!audit.after && after) audit.after = std::move(after);
+  return audit;
+}
 }  // namespace hookd::store::sqlite

@@ -91,4 +91,14 @@ Result<T> single(Stmt& s, Reader reader, std::string_view what) {
 namespace hookd::store::sqlite {
 // The audit-visible state of a delivery as a JSON object (status, endpoint, attempts).
 std::string delivery_state_json(const Delivery& d);
+// An endpoint's enable/disable state: {"disabled": ..., "disabledReason": ... or null}.
+std::string endpoint_disabled_json(const Endpoint& ep);
+// What a resend created: {"delivery": id, "endpoint_id": ..., "status": ...}.
+std::string resend_state_json(const Delivery& d);
+// What a recover did: {"status": "pending", "recovered": n}.
+std::string recover_state_json(int recovered);
+// `audit` as the backends append it: an empty target_id becomes `new_id` (a create), a
+// missing `after` becomes `after` (state only the transaction knows).
+AuditEntry completed_audit(AuditEntry audit, const std::string& new_id,
+                           std::optional<std::string> after = std::nullopt);
 }  // namespace hookd::store::sqlite

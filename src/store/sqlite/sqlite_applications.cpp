@@ -1,4 +1,5 @@
-// Applications and event types on SQLite.
+// Applications and event types on SQLite (each change audited in its own transaction when
+// the caller passes an entry).
 #include <fmt/format.h>
 
 #include "hookd/ids.hpp"
@@ -27,7 +28,8 @@ Result<EventType> load_event_type(Connection& c, const std::string& name) {
 
 }  // namespace
 
-Result<Application> SqliteStore::create_application(Application app) {
+Result<Application> SqliteStore::create_application(Application app,
+                                                    std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Result<Application> {
     const Millis now = clock_.now_ms();
     app.id = ids_.next(id_prefix::kApplication);
@@ -37,6 +39,7 @@ Result<Application> SqliteStore::create_application(Application app) {
     HOOKD_CHECK(ins.bind_all(app.id, app.uid, app.name, app.rate_limit, app.metadata,
                              app.created_at, app.updated_at)
                     .run());
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, completed_audit(*audit, app.id), now));
     return app;
   });
 }
@@ -55,29 +58,31 @@ Result<Page<Application>> SqliteStore::list_applications(const PageRequest& page
   });
 }
 
-Result<Application> SqliteStore::update_application(const Application& app) {
+Result<Application> SqliteStore::update_application(const Application& app,
+                                                    std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Result<Application> {
+    const Millis now = clock_.now_ms();
     HOOKD_TRY(up,
               c.prepare("UPDATE applications SET uid = ?, name = ?, rate_limit = ?, metadata = ?, "
                         "updated_at = ? WHERE id = ?"));
-    HOOKD_CHECK(
-        up.bind_all(app.uid, app.name, app.rate_limit, app.metadata, clock_.now_ms(), app.id)
-            .run());
+    HOOKD_CHECK(up.bind_all(app.uid, app.name, app.rate_limit, app.metadata, now, app.id).run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "application not found");
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
     return load_application(c, app.id);
   });
 }
 
-Status SqliteStore::delete_application(const std::string& id) {
+Status SqliteStore::delete_application(const std::string& id, std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Status {
     HOOKD_TRY(del, c.prepare("DELETE FROM applications WHERE id = ?"));
     HOOKD_CHECK(del.bind_all(id).run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "application not found");
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, clock_.now_ms()));
     return {};
   });
 }
 
-Result<EventType> SqliteStore::create_event_type(EventType type) {
+Result<EventType> SqliteStore::create_event_type(EventType type, std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Result<EventType> {
     type.created_at = type.updated_at = clock_.now_ms();
     HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO event_types ({}) VALUES (?,?,?,?,?,?)",
@@ -85,6 +90,7 @@ Result<EventType> SqliteStore::create_event_type(EventType type) {
     HOOKD_CHECK(ins.bind_all(type.name, type.description, type.archived, type.schemas,
                              type.created_at, type.updated_at)
                     .run());
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, type.created_at));
     return type;
   });
 }
@@ -105,23 +111,25 @@ Result<Page<EventType>> SqliteStore::list_event_types(const PageRequest& page,
   });
 }
 
-Result<EventType> SqliteStore::update_event_type(const EventType& type) {
+Result<EventType> SqliteStore::update_event_type(const EventType& type,
+                                                 std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Result<EventType> {
+    const Millis now = clock_.now_ms();
     HOOKD_TRY(up, c.prepare("UPDATE event_types SET description = ?, archived = ?, schemas = ?, "
                             "updated_at = ? WHERE name = ?"));
-    HOOKD_CHECK(
-        up.bind_all(type.description, type.archived, type.schemas, clock_.now_ms(), type.name)
-            .run());
+    HOOKD_CHECK(up.bind_all(type.description, type.archived, type.schemas, now, type.name).run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "event type not found");
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
     return load_event_type(c, type.name);
   });
 }
 
-Status SqliteStore::delete_event_type(const std::string& name) {
+Status SqliteStore::delete_event_type(const std::string& name, std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Status {
     HOOKD_TRY(del, c.prepare("DELETE FROM event_types WHERE name = ?"));
     HOOKD_CHECK(del.bind_all(name).run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "event type not found");
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, clock_.now_ms()));
     return {};
   });
 }

@@ -98,26 +98,39 @@ Result<int> SqliteStore::discard_dead(const std::vector<std::string>& delivery_i
   });
 }
 
-Result<Delivery> SqliteStore::resend(const std::string& msg_id, const std::string& endpoint_id) {
+Result<Delivery> SqliteStore::resend(const std::string& msg_id, const std::string& endpoint_id,
+                                     std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Result<Delivery> {
     HOOKD_TRY(q, c.prepare(fmt::format("SELECT {} FROM messages WHERE id = ?", kMessageColumns)));
     q.bind_all(msg_id);
     HOOKD_TRY(msg, single<Message>(q, read_message, "message"));
     HOOKD_CHECK(q.run());
     HOOKD_CHECK(require_endpoint_of_app(c, endpoint_id, msg.app_id));
-    return insert_delivery_in_tx(c, msg, endpoint_id, clock_.now_ms());
+    const Millis now = clock_.now_ms();
+    HOOKD_TRY(delivery, insert_delivery_in_tx(c, msg, endpoint_id, now));
+    if (audit) {
+      HOOKD_CHECK(
+          append_audit_in_tx(c, completed_audit(*audit, msg.id, resend_state_json(delivery)), now));
+    }
+    return delivery;
   });
 }
 
 Result<int> SqliteStore::recover(const std::string& endpoint_id, Millis since,
-                                 std::optional<Millis> until) {
+                                 std::optional<Millis> until, std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Result<int> {
+    const Millis now = clock_.now_ms();
     HOOKD_TRY(up, c.prepare("UPDATE deliveries SET status = 'pending', attempts = 0, "
                             "next_attempt_at = ?1, lease_owner = NULL, lease_until = NULL, "
                             "updated_at = ?1 WHERE endpoint_id = ?2 AND status = 'dead' "
                             "AND created_at >= ?3 AND (?4 IS NULL OR created_at < ?4)"));
-    HOOKD_CHECK(up.bind_all(clock_.now_ms(), endpoint_id, since, until).run());
-    return static_cast<int>(c.changes());
+    HOOKD_CHECK(up.bind_all(now, endpoint_id, since, until).run());
+    const int recovered = static_cast<int>(c.changes());
+    if (audit) {
+      HOOKD_CHECK(append_audit_in_tx(
+          c, completed_audit(*audit, endpoint_id, recover_state_json(recovered)), now));
+    }
+    return recovered;
   });
 }
 

@@ -1,4 +1,5 @@
-// Endpoints on SQLite: CRUD, secret rotation, enable/disable (audited).
+// Endpoints on SQLite: CRUD, secret rotation, enable/disable as a transition (each change
+// audited in its own transaction when the caller passes an entry).
 #include <fmt/format.h>
 
 #include "hookd/ids.hpp"
@@ -29,7 +30,7 @@ Status require_application(Connection& c, const std::string& app_id) {
 
 }  // namespace
 
-Result<Endpoint> SqliteStore::create_endpoint(Endpoint ep) {
+Result<Endpoint> SqliteStore::create_endpoint(Endpoint ep, std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Result<Endpoint> {
     HOOKD_CHECK(require_application(c, ep.app_id));
     ep.id = ids_.next(id_prefix::kEndpoint);
@@ -45,6 +46,7 @@ Result<Endpoint> SqliteStore::create_endpoint(Endpoint ep) {
                      ep.fifo, encode_headers(ep.headers), ep.retry_policy, ep.connect_timeout_ms,
                      ep.total_timeout_ms, ep.metadata, ep.created_at, ep.updated_at, ep.revision)
             .run());
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, completed_audit(*audit, ep.id), ep.created_at));
     return ep;
   });
 }
@@ -65,8 +67,9 @@ Result<Page<Endpoint>> SqliteStore::list_endpoints(const std::string& app_id,
   });
 }
 
-Result<Endpoint> SqliteStore::update_endpoint(const Endpoint& ep) {
+Result<Endpoint> SqliteStore::update_endpoint(const Endpoint& ep, std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Result<Endpoint> {
+    const Millis now = clock_.now_ms();
     HOOKD_TRY(up,
               c.prepare("UPDATE endpoints SET uid = ?, url = ?, description = ?, filter_types = ?, "
                         "channels = ?, secret = ?, previous_secret = ?, previous_expires_at = ?, "
@@ -79,18 +82,21 @@ Result<Endpoint> SqliteStore::update_endpoint(const Endpoint& ep) {
                             ep.secrets.previous_expires_at, ep.rate_limit, ep.disabled,
                             ep.disabled_reason, ep.fifo, encode_headers(ep.headers),
                             ep.retry_policy, ep.connect_timeout_ms, ep.total_timeout_ms,
-                            ep.metadata, clock_.now_ms(), ep.id, ep.app_id)
+                            ep.metadata, now, ep.id, ep.app_id)
                     .run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "endpoint not found");
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
     return load_endpoint(c, ep.app_id, ep.id);
   });
 }
 
-Status SqliteStore::delete_endpoint(const std::string& app_id, const std::string& id) {
+Status SqliteStore::delete_endpoint(const std::string& app_id, const std::string& id,
+                                    std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Status {
     HOOKD_TRY(del, c.prepare("DELETE FROM endpoints WHERE id = ? AND app_id = ?"));
     HOOKD_CHECK(del.bind_all(id, app_id).run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "endpoint not found");
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, clock_.now_ms()));
     return {};
   });
 }
@@ -98,7 +104,8 @@ Status SqliteStore::delete_endpoint(const std::string& app_id, const std::string
 Result<Endpoint> SqliteStore::rotate_endpoint_secret(const std::string& app_id,
                                                      const std::string& id,
                                                      const std::string& new_secret,
-                                                     Millis previous_valid_ms) {
+                                                     Millis previous_valid_ms,
+                                                     std::optional<AuditEntry> audit) {
   return write([&](Connection& c) -> Result<Endpoint> {
     const Millis now = clock_.now_ms();
     HOOKD_TRY(up,
@@ -107,24 +114,35 @@ Result<Endpoint> SqliteStore::rotate_endpoint_secret(const std::string& app_id,
                         "WHERE id = ? AND app_id = ?"));
     HOOKD_CHECK(up.bind_all(now + previous_valid_ms, new_secret, now, id, app_id).run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "endpoint not found");
+    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
     return load_endpoint(c, app_id, id);
   });
 }
 
-Result<Endpoint> SqliteStore::set_endpoint_disabled(const std::string& app_id,
-                                                    const std::string& id, bool disabled,
-                                                    std::optional<std::string> reason,
-                                                    std::optional<AuditEntry> audit) {
-  return write([&](Connection& c) -> Result<Endpoint> {
+// A transition: the write lock (BEGIN IMMEDIATE) is held from the read on, and the UPDATE is
+// conditional too, so of concurrent disables exactly one changes the row and is audited.
+Result<EndpointTransition> SqliteStore::set_endpoint_disabled(const std::string& app_id,
+                                                              const std::string& id, bool disabled,
+                                                              std::optional<std::string> reason,
+                                                              std::optional<AuditEntry> audit) {
+  return write([&](Connection& c) -> Result<EndpointTransition> {
     const Millis now = clock_.now_ms();
+    HOOKD_TRY(before, load_endpoint(c, app_id, id));
+    if (before.id != id) return fail(ErrorCode::kNotFound, "endpoint not found");
+    if (before.disabled == disabled) return EndpointTransition{std::move(before), false};
     HOOKD_TRY(up,
               c.prepare("UPDATE endpoints SET disabled = ?, disabled_reason = ?, updated_at = ?, "
-                        "revision = revision + 1 "
-                        "WHERE id = ? AND app_id = ?"));
-    HOOKD_CHECK(up.bind_all(disabled, disabled ? reason : std::nullopt, now, id, app_id).run());
-    if (c.changes() == 0) return fail(ErrorCode::kNotFound, "endpoint not found");
-    if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
-    return load_endpoint(c, app_id, id);
+                        "revision = revision + 1 WHERE id = ? AND app_id = ? AND disabled <> ?"));
+    HOOKD_CHECK(
+        up.bind_all(disabled, disabled ? reason : std::nullopt, now, id, app_id, disabled).run());
+    if (c.changes() == 0) return EndpointTransition{std::move(before), false};
+    HOOKD_TRY(after, load_endpoint(c, app_id, id));
+    if (audit) {
+      audit->before = endpoint_disabled_json(before);
+      audit->after = endpoint_disabled_json(after);
+      HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
+    }
+    return EndpointTransition{std::move(after), true};
   });
 }
 

@@ -47,31 +47,38 @@ class SqliteStore final : public Store {
   InboxWriteBatchResult inbox_write_batch(InboxWriteBatch batch) override;
   bool single_writer() const override { return true; }
 
-  // ApplicationStore
-  Result<Application> create_application(Application app) override;
+  // ApplicationStore (the defaults repeat the interface's: callers holding the concrete
+  // store may leave the audit entry out)
+  Result<Application> create_application(Application app,
+                                         std::optional<AuditEntry> audit = {}) override;
   Result<Application> get_application(const std::string& id_or_uid) override;
   Result<Page<Application>> list_applications(const PageRequest& page) override;
-  Result<Application> update_application(const Application& app) override;
-  Status delete_application(const std::string& id) override;
-  Result<EventType> create_event_type(EventType type) override;
+  Result<Application> update_application(const Application& app,
+                                         std::optional<AuditEntry> audit = {}) override;
+  Status delete_application(const std::string& id, std::optional<AuditEntry> audit = {}) override;
+  Result<EventType> create_event_type(EventType type,
+                                      std::optional<AuditEntry> audit = {}) override;
   Result<EventType> get_event_type(const std::string& name) override;
   Result<Page<EventType>> list_event_types(const PageRequest& page, bool include_archived) override;
-  Result<EventType> update_event_type(const EventType& type) override;
-  Status delete_event_type(const std::string& name) override;
+  Result<EventType> update_event_type(const EventType& type,
+                                      std::optional<AuditEntry> audit = {}) override;
+  Status delete_event_type(const std::string& name, std::optional<AuditEntry> audit = {}) override;
 
   // EndpointStore
-  Result<Endpoint> create_endpoint(Endpoint ep) override;
+  Result<Endpoint> create_endpoint(Endpoint ep, std::optional<AuditEntry> audit = {}) override;
   Result<Endpoint> get_endpoint(const std::string& app_id, const std::string& id_or_uid) override;
   Result<Page<Endpoint>> list_endpoints(const std::string& app_id,
                                         const PageRequest& page) override;
-  Result<Endpoint> update_endpoint(const Endpoint& ep) override;
-  Status delete_endpoint(const std::string& app_id, const std::string& id) override;
+  Result<Endpoint> update_endpoint(const Endpoint& ep,
+                                   std::optional<AuditEntry> audit = {}) override;
+  Status delete_endpoint(const std::string& app_id, const std::string& id,
+                         std::optional<AuditEntry> audit = {}) override;
   Result<Endpoint> rotate_endpoint_secret(const std::string& app_id, const std::string& id,
-                                          const std::string& new_secret,
-                                          Millis previous_valid_ms) override;
-  Result<Endpoint> set_endpoint_disabled(const std::string& app_id, const std::string& id,
-                                         bool disabled, std::optional<std::string> reason,
-                                         std::optional<AuditEntry> audit) override;
+                                          const std::string& new_secret, Millis previous_valid_ms,
+                                          std::optional<AuditEntry> audit = {}) override;
+  Result<EndpointTransition> set_endpoint_disabled(const std::string& app_id, const std::string& id,
+                                                   bool disabled, std::optional<std::string> reason,
+                                                   std::optional<AuditEntry> audit) override;
 
   // MessageStore
   Result<PublishOutcome> publish(const NewMessage& msg) override;
@@ -100,9 +107,10 @@ class SqliteStore final : public Store {
                           const AuditEntry& audit) override;
   Result<int> discard_dead(const std::vector<std::string>& delivery_ids,
                            const AuditEntry& audit) override;
-  Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id) override;
-  Result<int> recover(const std::string& endpoint_id, Millis since,
-                      std::optional<Millis> until) override;
+  Result<Delivery> resend(const std::string& msg_id, const std::string& endpoint_id,
+                          std::optional<AuditEntry> audit = {}) override;
+  Result<int> recover(const std::string& endpoint_id, Millis since, std::optional<Millis> until,
+                      std::optional<AuditEntry> audit = {}) override;
 
   // AttemptStore
   Result<Page<Attempt>> list_attempts_by_message(const std::string& msg_id,
