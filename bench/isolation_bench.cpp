@@ -41,11 +41,13 @@ BENCHMARK(BM_GateAdmitRateLimited);
 
 void BM_GateAdmitCircuitOpen(benchmark::State& state) {
   hookd::EndpointGate gate = make_gate(0, 8);
-  for (int i = 0; i < 5; ++i) {
-    const hookd::Admission admission = gate.admit(kStart);
-    gate.finish(admission.permit, hookd::EndpointHealth::kFailed, kStart, 0.5);
+  // The default breaker opens on a sustained rate: a failure every 500 ms for 15 s.
+  hookd::TimePoint now = kStart;
+  for (int i = 0; i <= 30; ++i, now += milliseconds(500)) {
+    const hookd::Admission admission = gate.admit(now);
+    gate.finish(admission.permit, hookd::EndpointHealth::kFailed, now, 0.5);
   }
-  for (auto _ : state) benchmark::DoNotOptimize(gate.admit(kStart));
+  for (auto _ : state) benchmark::DoNotOptimize(gate.admit(now));
 }
 BENCHMARK(BM_GateAdmitCircuitOpen);
 

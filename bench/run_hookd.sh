@@ -131,11 +131,11 @@ scenario_fixed_rate() {
 }
 
 # Backlog: publish while the endpoint answers 503, then bring it up and time the drain.
-# Realistic recovery: retries every second, a 1 s breaker cool-down that doubles per failed
-# probe up to 20 s (20x). So after "up" hookd needs up to one cool-down (+-20 % jitter) for
-# its probe; when the probe succeeds the circuit closes and every delivery the outage
-# pushed back is due at once. Reported: time from "up" to the first delivery, drain rate
-# from the first to the last delivery, and up -> last.
+# Realistic recovery: retries every second, a 1 s breaker cool-down: while open, one request
+# per second (+-20 % jitter), so after "up" hookd notices within about a second; then the
+# concurrency ramps up 1, 2, 4 ... 32 over 5 s (slow start; bench/breaker_drain.sh measures
+# that curve). Reported: time from "up" to the first delivery, drain rate from the first to
+# the last delivery, and up -> last.
 scenario_backlog() {
   local name=backlog
   echo "== hookd: backlog of $backlog_messages messages, endpoint down then up =="

@@ -74,10 +74,19 @@ struct DeliveryConfig {
   Duration timeout = std::chrono::seconds(10);       // whole attempt, connect included
   std::uint64_t max_response_body_bytes = 4 * kKiB;  // kept in the attempt log
   RetryConfig retry;
-  int endpoint_concurrency = 32;      // in-flight attempts per endpoint
-  int default_rate_limit = 0;         // messages/s per endpoint without rateLimit; 0 = unlimited
-  int circuit_failure_threshold = 5;  // consecutive failures that open the breaker; 0 = off
-  Duration circuit_cooldown = std::chrono::seconds(30);  // open -> one probe
+  int endpoint_concurrency = 32;  // in-flight attempts per endpoint
+  int default_rate_limit = 0;     // messages/s per endpoint without rateLimit; 0 = unlimited
+  // Circuit breaker (docs/configuration.md): opens when, over circuit_window, at least
+  // circuit_min_attempts attempts ended and circuit_failure_rate % of them failed (going on
+  // for half the window at least); open: one request per circuit_cooldown (or per the
+  // failing answer's Retry-After); on recovery the concurrency doubles every
+  // circuit_ramp_interval from 1 up to endpoint_concurrency.
+  int circuit_failure_rate = 90;  // percent; 0 = no breaker
+  int circuit_min_attempts = 20;
+  Duration circuit_window = std::chrono::seconds(30);
+  Duration circuit_cooldown = std::chrono::seconds(30);
+  Duration circuit_ramp_interval = std::chrono::seconds(1);
+  int circuit_failure_threshold = -1;  // deprecated (was: consecutive failures); 0 = no breaker
   Duration lease_duration = std::chrono::seconds(60);
   int claim_batch_size = 256;
   Duration poll_interval = std::chrono::seconds(1);

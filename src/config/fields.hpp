@@ -59,8 +59,12 @@ void visit_delivery(V& v, DeliveryConfig& d) {
   visit_retry(v, d.retry);  // flat in [delivery]
   v.field("endpoint_concurrency", d.endpoint_concurrency);
   v.field("default_rate_limit", d.default_rate_limit);
-  v.field("circuit_failure_threshold", d.circuit_failure_threshold);
+  v.field("circuit_failure_rate", d.circuit_failure_rate);
+  v.field("circuit_min_attempts", d.circuit_min_attempts);
+  v.field("circuit_window", d.circuit_window);
   v.field("circuit_cooldown", d.circuit_cooldown);
+  v.field("circuit_ramp_interval", d.circuit_ramp_interval);
+  v.field("circuit_failure_threshold", d.circuit_failure_threshold);
   v.field("lease_duration", d.lease_duration);
   v.field("claim_batch_size", d.claim_batch_size);
   v.field("poll_interval", d.poll_interval);

@@ -67,8 +67,12 @@ void check_delivery(Checker& c, const DeliveryConfig& d) {
   check_retry(c, "delivery.", d.retry, false);
   c.range("delivery.endpoint_concurrency", d.endpoint_concurrency, 1, 1000);
   c.range("delivery.default_rate_limit", d.default_rate_limit, 0, 1'000'000);
-  c.range("delivery.circuit_failure_threshold", d.circuit_failure_threshold, 0, 10'000);
+  c.range("delivery.circuit_failure_rate", d.circuit_failure_rate, 0, 100);
+  c.range("delivery.circuit_min_attempts", d.circuit_min_attempts, 1, 1'000'000);
+  c.range("delivery.circuit_window", d.circuit_window, seconds(1), hours(1));
   c.range("delivery.circuit_cooldown", d.circuit_cooldown, seconds(1), days(1));
+  c.range("delivery.circuit_ramp_interval", d.circuit_ramp_interval, milliseconds(10), minutes(10));
+  c.range("delivery.circuit_failure_threshold", d.circuit_failure_threshold, -1, 10'000);
   c.range("delivery.lease_duration", d.lease_duration, seconds(1), days(1));
   c.range("delivery.inbound_forward_nice", d.inbound_forward_nice, 0, 19);
   if (d.lease_duration <= d.timeout) {

@@ -37,6 +37,8 @@ std::string_view to_string(GateReason reason) {
       return "probe_in_flight";
     case GateReason::kConcurrencyLimit:
       return "concurrency_limit";
+    case GateReason::kRampUp:
+      return "ramp_up";
     case GateReason::kRateLimited:
       return "rate_limited";
   }
@@ -46,19 +48,30 @@ std::string_view to_string(GateReason reason) {
 Result<EndpointGate> EndpointGate::create(const EndpointGateConfig& config, TimePoint now) {
   auto breaker = CircuitBreaker::create(config.breaker);
   if (!breaker) return std::unexpected(breaker.error());
+  breaker->set_ramp_to(config.max_in_flight);  // the ramp ends at the endpoint's own cap
   return EndpointGate(*breaker, RateLimiter(config.rate, now),
                       ConcurrencyLimit(config.max_in_flight));
 }
 
 Admission EndpointGate::admit(TimePoint now) {
+  const std::optional<CircuitTransition> ticked = breaker_.tick(now);
+  Admission admission = check(now);
+  admission.transition = ticked;
+  return admission;
+}
+
+Admission EndpointGate::check(TimePoint now) {
   if (!breaker_.would_allow(now)) {
-    if (breaker_.state(now) == CircuitState::kOpen) {
-      return refuse(GateVerdict::kWait, GateReason::kCircuitOpen, breaker_.next_probe_at(now));
+    if (breaker_.trickle_in_flight(now)) {
+      return refuse(GateVerdict::kBusy, GateReason::kProbeInFlight, breaker_.next_probe_at(now));
     }
-    return refuse(GateVerdict::kBusy, GateReason::kProbeInFlight, breaker_.next_probe_at(now));
+    return refuse(GateVerdict::kWait, GateReason::kCircuitOpen, breaker_.next_probe_at(now));
   }
   if (!in_flight_.has_room()) {
     return refuse(GateVerdict::kBusy, GateReason::kConcurrencyLimit, std::nullopt);
+  }
+  if (const auto cap = breaker_.concurrency_cap(now); cap && in_flight_.in_flight() >= *cap) {
+    return refuse(GateVerdict::kBusy, GateReason::kRampUp, breaker_.next_ramp_step(now));
   }
   if (const TimePoint next = rate_.next_allowed(now); next > now) {
     return refuse(GateVerdict::kWait, GateReason::kRateLimited, next);
@@ -67,7 +80,6 @@ Admission EndpointGate::admit(TimePoint now) {
   Admission admission;
   admission.verdict = GateVerdict::kAdmit;
   admission.permit = breaker_.allow(now);
-  admission.transition = admission.permit.transition;
   const bool started = in_flight_.try_start();
   const bool token = rate_.try_acquire(now).granted;
   assert(admission.permit.granted && started && token);
@@ -78,13 +90,14 @@ Admission EndpointGate::admit(TimePoint now) {
 
 std::optional<CircuitTransition> EndpointGate::finish(const CircuitPermit& permit,
                                                       EndpointHealth health, TimePoint now,
-                                                      double jitter_sample) {
+                                                      double jitter_sample,
+                                                      std::optional<Duration> retry_after) {
   in_flight_.finish();
   switch (health) {
     case EndpointHealth::kHealthy:
       return breaker_.record_success(permit, now);
     case EndpointHealth::kFailed:
-      return breaker_.record_failure(permit, now, jitter_sample);
+      return breaker_.record_failure(permit, now, jitter_sample, retry_after);
     case EndpointHealth::kNeutral:
       breaker_.release(permit);
       return std::nullopt;

@@ -47,6 +47,13 @@ EndpointHealth health_of(const net::AttemptResult& r) {
   return EndpointHealth::kHealthy;
 }
 
+std::optional<Duration> retry_after_of(const net::AttemptResult& r, TimePoint now) {
+  if (r.error != TransportError::kNone) return std::nullopt;
+  const auto value = r.header("retry-after");
+  if (!value) return std::nullopt;
+  return parse_retry_after(*value, now);
+}
+
 store::AttemptReport::Next next_state(RetryDecision::Kind kind) {
   switch (kind) {
     case RetryDecision::Kind::kDelivered:

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 #include "core/endpoint_gate.hpp"
@@ -22,6 +23,10 @@ std::string_view metric_result(const net::AttemptResult& result);
 // Failures that say the endpoint is unwell (timeouts, connection errors, 408/429/5xx) open
 // the circuit; answers it chose (2xx, other 4xx) are healthy; SSRF refusals say nothing.
 EndpointHealth health_of(const net::AttemptResult& result);
+
+// The delay a response's Retry-After asks for (seconds or HTTP-date, relative to `now`);
+// nullopt without a response, without the header, or when it is garbage.
+std::optional<Duration> retry_after_of(const net::AttemptResult& result, TimePoint now);
 
 // The store's next state for a decision.
 store::AttemptReport::Next next_state(RetryDecision::Kind kind);

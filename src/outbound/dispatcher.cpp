@@ -81,7 +81,7 @@ Dispatcher::Impl::Inbox Dispatcher::Impl::wait_for_work(Steady::time_point deadl
 }
 
 // One iteration: take completions (decide each attempt, free its gate slot), send what the
-// freed slots admit, then ONE store round (record + defer + expedite + claim, a single
+// freed slots admit, then ONE store round (record + defer + claim, a single
 // commit) while those requests are on the wire, and send what was claimed. Under load the
 // round's duration is what batches the next one: completions pile up while it commits.
 void Dispatcher::Impl::run() {
@@ -101,7 +101,7 @@ void Dispatcher::Impl::run() {
       claim_now = true;  // slots freed, FIFO successors may have become claimable
     }
     claim_now = claim_now || inbox.woken || Steady::now() >= next_claim;
-    if (claim_now || !unrecorded_.empty() || !give_backs_.empty() || !expedite_.empty()) {
+    if (claim_now || !unrecorded_.empty() || !give_backs_.empty()) {
       const bool full = round(claim_now);
       if (claim_now) next_claim = Steady::now() + options_.poll_interval;
       claim_now = full;
@@ -120,7 +120,7 @@ Dispatcher::Impl::Steady::time_point Dispatcher::Impl::next_deadline(Steady::tim
     deadline = std::min(deadline, steady_now + std::max(Duration(0), *state.retry_at - now));
   }
   // Work for the store that the last round could not take (a failure) or that came after it.
-  if (!unrecorded_.empty() || !give_backs_.empty() || !expedite_.empty()) {
+  if (!unrecorded_.empty() || !give_backs_.empty()) {
     deadline = std::min(deadline, steady_now + Duration(100));
   }
   return deadline;

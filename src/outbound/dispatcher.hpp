@@ -86,13 +86,12 @@ struct DispatcherStats {
   std::uint64_t alerts = 0;              // 401/403 (dead-letter + alert)
   std::uint64_t endpoints_disabled = 0;  // 410
   std::uint64_t deferred = 0;            // given back to the store without an attempt
-  std::uint64_t expedited = 0;           // retries made due at once after a circuit closed
   std::uint64_t rounds = 0;              // store round trips (one transaction each)
   std::uint64_t lost_leases = 0;         // kConflict when recording
   std::uint64_t store_errors = 0;
-  std::int64_t held = 0;       // deliveries held right now
-  std::int64_t in_flight = 0;  // HTTP attempts out right now
-  std::int64_t open_circuits = 0;
+  std::int64_t held = 0;           // deliveries held right now
+  std::int64_t in_flight = 0;      // HTTP attempts out right now
+  std::int64_t open_circuits = 0;  // endpoints whose circuit is open or half-open (ramping)
 };
 
 class Dispatcher {

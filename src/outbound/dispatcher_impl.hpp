@@ -68,7 +68,12 @@ struct EndpointState {
   std::optional<EndpointGate> gate;
   std::deque<Job> waiting;            // claim order; admitted from the front
   std::optional<TimePoint> retry_at;  // don't re-ask the gate before this
-  bool circuit_open = false;
+  // The gate said kWait (open circuit, rate limit): a wait past local_wait_limit sends the
+  // waiting deliveries back to the store. A kBusy re-ask time (the ramp's next step, a
+  // silent trickle request) keeps them here: a finish() or that time re-asks the gate.
+  bool retry_is_wait = false;
+  CircuitState circuit = CircuitState::kClosed;  // as last reported by the gate
+  bool circuit_open() const { return circuit != CircuitState::kClosed; }
 };
 
 // A held delivery handed back to the store without an attempt, due again at `at`.
@@ -145,9 +150,8 @@ class Dispatcher::Impl {
   std::map<std::string, EndpointState> endpoints_;  // by endpoint id
   std::unordered_map<std::uint64_t, Job> in_flight_;
   std::uint64_t next_job_id_ = 1;
-  std::vector<Finished> unrecorded_;   // decided, stored by the next round
-  std::vector<GiveBack> give_backs_;   // deferred by the next round
-  std::vector<std::string> expedite_;  // endpoints whose circuit closed: retries due now
+  std::vector<Finished> unrecorded_;  // decided, stored by the next round
+  std::vector<GiveBack> give_backs_;  // deferred by the next round
 
   mutable std::mutex stats_mutex_;
   DispatcherStats stats_;

@@ -37,8 +37,8 @@ void Dispatcher::Impl::complete(std::vector<Completion> completions) {
     if (state_it == endpoints_.end()) continue;  // cannot happen: endpoints in use stay
     EndpointState& state = state_it->second;
     const auto& r = c.result;
-    note_transition(state,
-                    state.gate->finish(job.permit, health_of(r), now, deps_.random.uniform01()));
+    note_transition(state, state.gate->finish(job.permit, health_of(r), now,
+                                              deps_.random.uniform01(), retry_after_of(r, now)));
     // A finished request frees a slot or ends a probe: re-ask the gate rather than wait for
     // a retry time it gave earlier (e.g. a half-open "busy" until the probe's timeout).
     state.retry_at.reset();

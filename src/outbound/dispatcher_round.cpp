@@ -1,6 +1,6 @@
 // The dispatcher's store rounds: one transaction per loop iteration that records decided
-// attempts, defers given-back deliveries, expedites endpoints whose circuit closed and
-// claims new work with its messages; plus the endpoint cache and the final release
+// attempts, defers given-back deliveries and claims new work with its messages; plus the
+// endpoint cache and the final release
 // (see dispatcher_impl.hpp).
 #include <algorithm>
 #include <unordered_set>
@@ -26,7 +26,6 @@ store::DispatchRound Dispatcher::Impl::next_round(bool claim, std::vector<Finish
   for (const auto& f : reporting) r.reports.push_back(f.report);
   r.deferrals.reserve(give_backs_.size());
   for (const auto& g : give_backs_) r.deferrals.push_back({g.delivery_id, to_millis(g.at)});
-  r.expedite_endpoints = expedite_;
   if (claim) {
     // The attempts being recorded now free their slots with this round.
     const auto room = static_cast<int>(options_.max_held - held());
@@ -38,16 +37,16 @@ store::DispatchRound Dispatcher::Impl::next_round(bool claim, std::vector<Finish
 }
 
 // How many claimed deliveries the known endpoints can queue locally (an open circuit takes
-// none), plus, when `discover`, a little for endpoints not cached yet. Claiming more than
-// this would only send the surplus straight back to the store (claim + defer churn, e.g.
-// for one busy endpoint draining a backlog, or a dead one) — which is why the allowance
-// for unknown endpoints is granted once per poll interval, not every round: granted every
-// round, a saturated endpoint had 32 deliveries claimed and given back per round (half of
-// the store's work in the PostgreSQL backlog drain).
+// none; a half-open one, ramping up, takes its backlog), plus, when `discover`, a little for
+// endpoints not cached yet. Claiming more than this would only send the surplus straight back to
+// the store (claim + defer churn, e.g. for one busy endpoint draining a backlog, or a dead one) —
+// which is why the allowance for unknown endpoints is granted once per poll interval, not every
+// round: granted every round, a saturated endpoint had 32 deliveries claimed and given back per
+// round (half of the store's work in the PostgreSQL backlog drain).
 int Dispatcher::Impl::absorbable(bool discover) const {
   int total = discover ? kUnknownEndpointClaims : 0;
   for (const auto& [id, state] : endpoints_) {
-    if (!state.usable || state.circuit_open) continue;
+    if (!state.usable || state.circuit == CircuitState::kOpen) continue;
     total += std::max(0, options_.endpoint_backlog - static_cast<int>(state.waiting.size()));
   }
   return total;
@@ -73,15 +72,10 @@ bool Dispatcher::Impl::round(bool claim) {
     return false;
   }
   give_backs_.clear();
-  expedite_.clear();
   update_stats([&](auto& s) {
     s.deferred += static_cast<std::uint64_t>(result->deferred);
-    s.expedited += static_cast<std::uint64_t>(result->expedited);
     s.claimed += result->claimed.size();
   });
-  if (result->expedited > 0 && deps_.logger) {
-    deps_.logger->info("dispatcher.expedited", {{"deliveries", result->expedited}});
-  }
   for (std::size_t i = 0; i < reporting.size() && i < result->recorded.size(); ++i) {
     after_recorded(reporting[i], result->recorded[i]);
   }
@@ -213,7 +207,7 @@ void Dispatcher::Impl::drain_and_release() {
   // Record what finished (no claim); release_leases then hands back everything still
   // leased, due now, so pending give-backs need no round of their own.
   give_backs_.clear();
-  if (!unrecorded_.empty() || !expedite_.empty()) round(false);
+  if (!unrecorded_.empty()) round(false);
   auto released = deps_.store.release_leases(owner_);
   if (!released && deps_.logger) {
     deps_.logger->error("dispatcher.release_failed", {{"error", released.error().message}});

@@ -13,7 +13,7 @@ void Dispatcher::Impl::pump_all(TimePoint now) {
     pump(it->second, now);
     // Forget idle endpoints whose record is stale (deleted or long unused); the next claim
     // re-reads them. Endpoints with a live gate state (in flight, circuit open) stay.
-    const bool idle = it->second.waiting.empty() && !it->second.circuit_open &&
+    const bool idle = it->second.waiting.empty() && !it->second.circuit_open() &&
                       (!it->second.gate || it->second.gate->concurrency().in_flight() == 0);
     if (idle && now - it->second.fetched_at > options_.endpoint_ttl * 60) {
       it = endpoints_.erase(it);
@@ -28,6 +28,7 @@ void Dispatcher::Impl::pump_all(TimePoint now) {
 }
 
 void Dispatcher::Impl::pump(EndpointState& state, TimePoint now) {
+  if (state.gate && state.circuit_open()) note_transition(state, state.gate->tick(now));
   if (state.waiting.empty()) return;
   if (now - state.fetched_at >= options_.endpoint_ttl) refresh(state, now);
   if (!state.usable) {
@@ -38,7 +39,7 @@ void Dispatcher::Impl::pump(EndpointState& state, TimePoint now) {
   const auto lease_half = options_.lease / 2;
   while (!state.waiting.empty()) {
     if (state.retry_at && now < *state.retry_at) {
-      if (*state.retry_at - now > options_.local_wait_limit) {
+      if (state.retry_is_wait && *state.retry_at - now > options_.local_wait_limit) {
         // A long wait (open circuit): the store keeps them meanwhile, no attempt counted.
         for (const auto& job : state.waiting) give_back(job.delivery, *state.retry_at);
         state.waiting.clear();
@@ -62,8 +63,10 @@ void Dispatcher::Impl::pump(EndpointState& state, TimePoint now) {
       continue;
     }
     // kWait: re-ask at retry_at (the loop above gives long waits back); kBusy: re-asked after
-    // a finish() on this endpoint, or at retry_at for a silent half-open probe.
+    // a finish() on this endpoint, or at retry_at (the ramp's next step, a silent trickle
+    // request's timeout) — held here meanwhile.
     state.retry_at = admission.retry_at;
+    state.retry_is_wait = admission.verdict == GateVerdict::kWait;
     if (admission.verdict == GateVerdict::kBusy) return;
   }
 }
@@ -85,19 +88,23 @@ void Dispatcher::Impl::send(EndpointState& state, Job job, TimePoint now) {
 
 void Dispatcher::Impl::note_transition(EndpointState& state,
                                        const std::optional<CircuitTransition>& t) {
-  if (!t) return;
-  const bool open = t->to != CircuitState::kClosed;
-  if (open == state.circuit_open) return;
-  state.circuit_open = open;
-  update_stats([&](auto& s) { s.open_circuits += open ? 1 : -1; });
-  if (deps_.metrics) deps_.metrics->open_circuits.get().add(open ? 1 : -1);
-  // A probe got through: the endpoint is up, so the retries it made wait are due now
-  // (with the next store round) rather than at their backed-off times.
-  if (!open) expedite_.push_back(state.endpoint.id);
+  if (!t || t->to == state.circuit) return;
+  const bool was_open = state.circuit_open();
+  state.circuit = t->to;
+  const bool open = state.circuit_open();
+  // The gauge counts open and half-open (ramping) circuits. No "expedite" on recovery: the
+  // backlog drains at the ramp's pace, each retry at its own time (no thundering herd).
+  if (open != was_open) {
+    update_stats([&](auto& s) { s.open_circuits += open ? 1 : -1; });
+    if (deps_.metrics) deps_.metrics->open_circuits.get().add(open ? 1 : -1);
+  }
   if (deps_.logger) {
-    deps_.logger->warn(
-        open ? "circuit.opened" : "circuit.closed",
-        {{"endpoint", state.endpoint.id}, {"consecutive_failures", t->consecutive_failures}});
+    const char* event = t->to == CircuitState::kOpen       ? "circuit.opened"
+                        : t->to == CircuitState::kHalfOpen ? "circuit.ramping_up"
+                                                           : "circuit.closed";
+    deps_.logger->warn(event, {{"endpoint", state.endpoint.id},
+                               {"window_attempts", t->window.attempts},
+                               {"window_failures", t->window.failures}});
   }
 }
 

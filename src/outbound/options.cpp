@@ -1,6 +1,5 @@
 // DispatcherOptions from the [delivery] (and [server]) configuration.
 #include <algorithm>
-#include <limits>
 
 #include "config/config.hpp"
 #include "config/retry_policy.hpp"
@@ -22,15 +21,17 @@ DispatcherOptions DispatcherOptions::from(const config::Config& config) {
   o.retry = config::retry_policy_config(d.retry);
   o.gate.max_in_flight = static_cast<std::uint32_t>(std::max(0, d.endpoint_concurrency));
   o.gate.rate.per_second = static_cast<std::uint32_t>(std::max(0, d.default_rate_limit));
-  // 0 turns the breaker off: a threshold no endpoint reaches.
-  o.gate.breaker.failure_threshold = d.circuit_failure_threshold > 0
-                                         ? d.circuit_failure_threshold
-                                         : std::numeric_limits<int>::max();
-  o.gate.breaker.base_cooldown = d.circuit_cooldown;
-  // The open period doubles per failed probe up to 20x the first one (30 s -> 10 min by
-  // default), so a shorter cool-down also keeps an endpoint that comes back from waiting
-  // minutes for its next probe.
-  o.gate.breaker.max_cooldown = d.circuit_cooldown * 20;
+  auto& breaker = o.gate.breaker;
+  // circuit_failure_threshold is the deprecated key: only its 0 (no breaker) still means it.
+  breaker.enabled = d.circuit_failure_rate > 0 && d.circuit_failure_threshold != 0;
+  breaker.failure_rate = std::max(1, d.circuit_failure_rate) / 100.0;
+  breaker.min_attempts = std::max(1, d.circuit_min_attempts);
+  breaker.window = d.circuit_window;
+  breaker.cooldown = d.circuit_cooldown;
+  breaker.ramp_interval = d.circuit_ramp_interval;
+  // A Retry-After sets the open circuit's next request, floored like the retry policy floors
+  // it (and never later than the cool-down).
+  breaker.min_probe_interval = std::min(o.retry.min_retry_after, d.circuit_cooldown);
   return o;
 }
 

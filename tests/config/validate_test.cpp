@@ -2,6 +2,7 @@
 // from, what is wrong and what is allowed; secret values never appear.
 #include <gtest/gtest.h>
 
+#include "config/config.hpp"
 #include "config/loader.hpp"
 #include "config/validate.hpp"
 
@@ -124,6 +125,34 @@ poll_interval = "1ms"
   EXPECT_PROBLEM(text, "delivery.workers (hookd.toml line 11)");
   EXPECT_PROBLEM(text, "delivery.max_response_body_bytes (hookd.toml line 12)");
   EXPECT_PROBLEM(text, "delivery.poll_interval (hookd.toml line 13)");
+}
+
+// A39: every circuit breaker threshold is a key with a default and a range.
+TEST(ConfigValidate, A39_CircuitBreakerKeysHaveDefaultsAndRanges) {
+  EXPECT_EQ(problems_of(""), "");
+  const Config defaults;
+  EXPECT_EQ(defaults.delivery.circuit_failure_rate, 90);
+  EXPECT_EQ(defaults.delivery.circuit_min_attempts, 20);
+  EXPECT_EQ(defaults.delivery.circuit_window, std::chrono::seconds(30));
+  EXPECT_EQ(defaults.delivery.circuit_cooldown, std::chrono::seconds(30));
+  EXPECT_EQ(defaults.delivery.circuit_ramp_interval, std::chrono::seconds(1));
+  const auto text = problems_of(R"([delivery]
+circuit_failure_rate = 101
+circuit_min_attempts = 0
+circuit_window = "500ms"
+circuit_cooldown = "0s"
+circuit_ramp_interval = "1ms"
+circuit_failure_threshold = -2
+)");
+  EXPECT_PROBLEM(text,
+                 "delivery.circuit_failure_rate (hookd.toml line 2): must be between 0 and 100");
+  EXPECT_PROBLEM(text, "delivery.circuit_min_attempts (hookd.toml line 3): must be between 1");
+  EXPECT_PROBLEM(text, "delivery.circuit_window (hookd.toml line 4)");
+  EXPECT_PROBLEM(text, "delivery.circuit_cooldown (hookd.toml line 5)");
+  EXPECT_PROBLEM(text, "delivery.circuit_ramp_interval (hookd.toml line 6)");
+  EXPECT_PROBLEM(text, "delivery.circuit_failure_threshold (hookd.toml line 7)");
+  EXPECT_EQ(problems_of("[delivery]\ncircuit_failure_rate = 0\ncircuit_failure_threshold = 0\n"),
+            "");
 }
 
 TEST(ConfigValidate, UrlLimitFitsInTheHeaderLimit) {

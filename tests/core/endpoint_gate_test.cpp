@@ -1,5 +1,6 @@
-// A07/A08 at unit level: the EndpointGate combines circuit breaker, concurrency cap and rate
-// limit into one admit() answer; a slow or failing endpoint only blocks its own gate.
+// A07/A08/A39 at unit level: the EndpointGate combines circuit breaker, concurrency cap and
+// rate limit into one admit() answer; a slow or failing endpoint only blocks its own gate; an
+// open circuit admits one request at a time, and after recovery the ramp caps the concurrency.
 #include "core/endpoint_gate.hpp"
 
 #include <gtest/gtest.h>
@@ -20,9 +21,10 @@ EndpointGateConfig test_config() {
   EndpointGateConfig config;
   config.rate = {.per_second = 10, .burst = 2};
   config.max_in_flight = 2;
-  config.breaker.failure_threshold = 2;
-  config.breaker.base_cooldown = seconds(10);
-  config.breaker.max_cooldown = seconds(60);
+  config.breaker.min_attempts = 2;
+  config.breaker.window = milliseconds(400);  // sustained: failures 200 ms apart
+  config.breaker.cooldown = seconds(10);
+  config.breaker.ramp_interval = seconds(1);
   return config;
 }
 
@@ -31,6 +33,18 @@ EndpointGate make(const EndpointGateConfig& config = test_config()) {
   EXPECT_TRUE(gate.has_value());
   return *gate;
 }
+
+// Two failures 200 ms apart (kStart, kStart + 200 ms): the circuit opens on the second.
+void open_circuit(EndpointGate& gate) {
+  for (int i = 0; i < 2; ++i) {
+    const TimePoint now = kStart + milliseconds(200 * i);
+    const Admission a = gate.admit(now);
+    ASSERT_TRUE(a.admitted());
+    const auto t = gate.finish(a.permit, EndpointHealth::kFailed, now, kNoJitter);
+    ASSERT_EQ(t.has_value(), i == 1);
+  }
+}
+constexpr TimePoint kOpened = kStart + milliseconds(200);
 
 // ---- ConcurrencyLimit ---------------------------------------------------------------------
 
@@ -118,68 +132,85 @@ TEST(EndpointGate, A08DeliveredRateOverASimulatedMinute) {
   EXPECT_LE(delivered, 25 * 60 + 25 + 1);
 }
 
-TEST(EndpointGate, A07OpenCircuitWaitsThenAdmitsOneProbe) {
+TEST(EndpointGate, A07OpenCircuitWaitsThenAdmitsOneTrickleRequest) {
   EndpointGate gate = make();
-  for (int i = 0; i < 2; ++i) {
-    const Admission a = gate.admit(kStart);
-    ASSERT_TRUE(a.admitted());
-    const auto t = gate.finish(a.permit, EndpointHealth::kFailed, kStart, kNoJitter);
-    EXPECT_EQ(t.has_value(), i == 1);
-  }
-  const Admission wait = gate.admit(kStart + seconds(1));
+  open_circuit(gate);
+  const Admission wait = gate.admit(kOpened + seconds(1));
   EXPECT_EQ(wait.verdict, GateVerdict::kWait);
   EXPECT_EQ(wait.reason, GateReason::kCircuitOpen);
-  EXPECT_EQ(wait.retry_at, kStart + seconds(10));
+  EXPECT_EQ(wait.retry_at, kOpened + seconds(10));
 
-  const Admission probe = gate.admit(kStart + seconds(10));
-  ASSERT_TRUE(probe.admitted());
-  EXPECT_TRUE(probe.permit.probe);
-  ASSERT_TRUE(probe.transition);
-  EXPECT_EQ(probe.transition->to, CircuitState::kHalfOpen);
-  const Admission second = gate.admit(kStart + seconds(10));
+  const Admission trickle = gate.admit(kOpened + seconds(10));
+  ASSERT_TRUE(trickle.admitted());
+  EXPECT_TRUE(trickle.permit.trickle);
+  const Admission second = gate.admit(kOpened + seconds(10));
   EXPECT_EQ(second.verdict, GateVerdict::kBusy);
   EXPECT_EQ(second.reason, GateReason::kProbeInFlight);
-  EXPECT_TRUE(second.retry_at);  // fallback re-ask time (probe timeout)
+  EXPECT_TRUE(second.retry_at);  // fallback re-ask time (the silent request's timeout)
 
-  const auto closed =
-      gate.finish(probe.permit, EndpointHealth::kHealthy, kStart + seconds(11), kNoJitter);
-  ASSERT_TRUE(closed);
-  EXPECT_EQ(closed->to, CircuitState::kClosed);
-  EXPECT_TRUE(gate.admit(kStart + seconds(11)).admitted());
+  const auto ramping =
+      gate.finish(trickle.permit, EndpointHealth::kHealthy, kOpened + seconds(11), kNoJitter);
+  ASSERT_TRUE(ramping);
+  EXPECT_EQ(ramping->to, CircuitState::kHalfOpen);
+  EXPECT_TRUE(gate.admit(kOpened + seconds(11)).admitted());
 }
 
-TEST(EndpointGate, NeutralOutcomeFreesTheSlotAndTheProbe) {
+// A39: after recovery the gate admits 1, then 2 in flight (max_in_flight 2 here: then closed).
+TEST(EndpointGate, A39_RampCapsTheConcurrencyAfterRecovery) {
+  EndpointGateConfig config = test_config();
+  config.max_in_flight = 4;
+  config.rate = {};
+  EndpointGate gate = make(config);
+  open_circuit(gate);
+  const TimePoint t = kOpened + seconds(10);
+  const Admission trickle = gate.admit(t);
+  ASSERT_TRUE(trickle.admitted());
+  ASSERT_TRUE(gate.finish(trickle.permit, EndpointHealth::kHealthy, t, kNoJitter));
+  auto admitted_at = [&](TimePoint now) {
+    std::vector<CircuitPermit> permits;
+    for (Admission a = gate.admit(now); a.admitted(); a = gate.admit(now)) {
+      permits.push_back(a.permit);
+    }
+    const Admission refused = gate.admit(now);
+    for (const auto& p : permits) gate.finish(p, EndpointHealth::kHealthy, now, kNoJitter);
+    return std::pair(permits.size(), refused);
+  };
+  auto [first, refused] = admitted_at(t + milliseconds(500));
+  EXPECT_EQ(first, 1u);
+  EXPECT_EQ(refused.reason, GateReason::kRampUp);
+  EXPECT_EQ(refused.retry_at, t + seconds(1));  // re-ask when the cap doubles
+  EXPECT_EQ(admitted_at(t + milliseconds(1500)).first, 2u);
+  EXPECT_EQ(gate.breaker().state(t + milliseconds(2500)), CircuitState::kClosed);  // cap 4
+  const Admission closing = gate.admit(t + milliseconds(2500));
+  ASSERT_TRUE(closing.transition);
+  EXPECT_EQ(closing.transition->to, CircuitState::kClosed);
+  gate.finish(closing.permit, EndpointHealth::kHealthy, t + milliseconds(2500), kNoJitter);
+  EXPECT_EQ(admitted_at(t + milliseconds(2500)).first, 4u);
+}
+
+TEST(EndpointGate, NeutralOutcomeFreesTheSlotAndTheTrickle) {
   EndpointGate gate = make();
-  for (int i = 0; i < 2; ++i) {
-    const Admission a = gate.admit(kStart);
-    gate.finish(a.permit, EndpointHealth::kFailed, kStart, kNoJitter);
-  }
-  const TimePoint t = kStart + seconds(10);
-  const Admission probe = gate.admit(t);
-  ASSERT_TRUE(probe.permit.probe);
-  EXPECT_FALSE(gate.finish(probe.permit, EndpointHealth::kNeutral, t, kNoJitter));
+  open_circuit(gate);
+  const TimePoint t = kOpened + seconds(10);
+  const Admission trickle = gate.admit(t);
+  ASSERT_TRUE(trickle.permit.trickle);
+  EXPECT_FALSE(gate.finish(trickle.permit, EndpointHealth::kNeutral, t, kNoJitter));
   EXPECT_EQ(gate.concurrency().in_flight(), 0u);
   const Admission again = gate.admit(t + milliseconds(100));
   EXPECT_TRUE(again.admitted());
-  EXPECT_TRUE(again.permit.probe);
+  EXPECT_TRUE(again.permit.trickle);
 }
 
-TEST(EndpointGate, ProbeWaitsForASlotHeldByRequestsFromBeforeTheOpen) {
+TEST(EndpointGate, TrickleWaitsForASlotHeldByRequestsFromBeforeTheOpen) {
   EndpointGate gate = make();
   const Admission slow = gate.admit(kStart);  // still running when the circuit opens
-  const Admission failing = gate.admit(kStart);
-  gate.finish(failing.permit, EndpointHealth::kFailed, kStart, kNoJitter);
-  const Admission failing2 = gate.admit(kStart + milliseconds(200));
-  ASSERT_TRUE(failing2.admitted());
-  ASSERT_TRUE(
-      gate.finish(failing2.permit, EndpointHealth::kFailed, kStart + milliseconds(200), kNoJitter));
-  gate.set_max_in_flight(1);
-  const Admission busy = gate.admit(kStart + seconds(20));
-  EXPECT_EQ(busy.reason, GateReason::kConcurrencyLimit);
-  EXPECT_EQ(gate.breaker().state(kStart + seconds(20)), CircuitState::kHalfOpen);
-  // The stale request ends: it frees its slot but its success does not close the circuit.
-  EXPECT_FALSE(gate.finish(slow.permit, EndpointHealth::kHealthy, kStart + seconds(20), 0.5));
-  EXPECT_TRUE(gate.admit(kStart + seconds(20)).permit.probe);
+  open_circuit(gate);
+  const Admission busy = gate.admit(kOpened + seconds(20));
+  EXPECT_EQ(busy.verdict, GateVerdict::kBusy);  // open: one request at a time
+  EXPECT_EQ(gate.breaker().state(kOpened + seconds(20)), CircuitState::kOpen);
+  // The stale request ends: it frees its slot but its success does not start the ramp.
+  EXPECT_FALSE(gate.finish(slow.permit, EndpointHealth::kHealthy, kOpened + seconds(20), 0.5));
+  EXPECT_TRUE(gate.admit(kOpened + seconds(20)).permit.trickle);
 }
 
 TEST(EndpointGate, A07SlowAndFailingEndpointsDoNotBlockAHealthyOne) {
@@ -189,12 +220,9 @@ TEST(EndpointGate, A07SlowAndFailingEndpointsDoNotBlockAHealthyOne) {
   // The slow endpoint fills its slots and never answers; the failing one opens its circuit.
   while (slow.admit(kStart).admitted()) {
   }
-  for (int i = 0; i < 2; ++i) {
-    const Admission a = failing.admit(kStart);
-    failing.finish(a.permit, EndpointHealth::kFailed, kStart, kNoJitter);
-  }
+  open_circuit(failing);
   EXPECT_EQ(slow.admit(kStart).verdict, GateVerdict::kBusy);
-  EXPECT_EQ(failing.admit(kStart).verdict, GateVerdict::kWait);
+  EXPECT_EQ(failing.admit(kOpened).verdict, GateVerdict::kWait);
   // The healthy endpoint runs at its full rate meanwhile (10/s, burst 2, over 5 s).
   int delivered = 0;
   for (TimePoint now = kStart; now < kStart + seconds(5); now += milliseconds(1)) {
@@ -218,7 +246,7 @@ TEST(EndpointGate, RateLimitChangeAtRuntime) {
 
 TEST(EndpointGate, InvalidBreakerConfigIsRefused) {
   EndpointGateConfig config = test_config();
-  config.breaker.failure_threshold = 0;
+  config.breaker.min_attempts = 0;
   EXPECT_FALSE(EndpointGate::create(config, kStart).has_value());
 }
 
@@ -226,6 +254,7 @@ TEST(EndpointGate, Names) {
   EXPECT_EQ(to_string(GateVerdict::kWait), "wait");
   EXPECT_EQ(to_string(GateReason::kProbeInFlight), "probe_in_flight");
   EXPECT_EQ(to_string(GateReason::kRateLimited), "rate_limited");
+  EXPECT_EQ(to_string(GateReason::kRampUp), "ramp_up");
 }
 
 }  // namespace

@@ -141,8 +141,8 @@ inline DispatcherOptions DispatcherTest::fast_options() {
   o.retry.max_attempts = 5;
   o.retry.max_age = 1h;
   o.retry.min_retry_after = 10ms;
-  o.gate.max_in_flight = 4;                 // the config default
-  o.gate.breaker.failure_threshold = 1000;  // breaker tests set their own
+  o.gate.max_in_flight = 4;        // the config default
+  o.gate.breaker.enabled = false;  // breaker tests set their own
   return o;
 }
 
