@@ -46,7 +46,7 @@ Result<Endpoint> PgStore::create_endpoint(Endpoint ep, std::optional<AuditEntry>
                          ep.secrets.previous, ep.secrets.previous_expires_at, ep.rate_limit,
                          ep.disabled, ep.disabled_reason, ep.fifo, encode_headers(ep.headers),
                          ep.retry_policy, ep.connect_timeout_ms, ep.total_timeout_ms, ep.metadata,
-                         ep.created_at, ep.updated_at)));
+                         ep.created_at, ep.updated_at, ep.revision)));
     if (audit) HOOKD_CHECK(append_audit_in_tx(c, completed_audit(*audit, ep.id), ep.created_at));
     return ep;
   });
