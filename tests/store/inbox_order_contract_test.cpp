@@ -226,5 +226,49 @@ TEST_P(StoreContract, A40_RandomInterleavingsNeverApplyAnEntityBackwards) {  // 
   }
 }
 
+// A21 across nodes: the forwarder decided "park" (the dependency was in flight) but the
+// dependency settled — and its release ran, finding nothing parked yet — before the park was
+// written. The park write itself must notice and make the event due now, or it waits for
+// park_timeout instead of following its dependency (the order of these two writes is what
+// two nodes produce; the same order on one store is the deterministic form of that race).
+TEST_P(StoreContract, A21_AnEventParkedAfterItsDependencySettledIsDueAtOnce) {
+  InboxEvent dependency = in_entity("contract-created", "c-1", std::nullopt);
+  dependency.entity_key.reset();
+  InboxEvent dependent = in_entity("contract-signed", "c-1", std::nullopt);
+  dependent.entity_key.reset();
+  dependent.depends_on = {"contract-created"};
+  ASSERT_TRUE(store_->inbox_insert(dependency).has_value());
+  ASSERT_TRUE(store_->inbox_insert(dependent).has_value());
+  auto claimed = store_->inbox_claim(claim_request()).value();
+  ASSERT_EQ(claimed.size(), 2u);
+  const InboxEvent& dep = claimed[0].event_id == "contract-created" ? claimed[0] : claimed[1];
+  const InboxEvent& waiting = claimed[0].event_id == "contract-created" ? claimed[1] : claimed[0];
+
+  ASSERT_TRUE(store_->inbox_update_status(settle(dep)).has_value());  // releases nothing yet
+  auto park = settle(waiting, InboxStatus::kParked);
+  park.next_attempt_at = clock_.now_ms() + 15 * 60'000;  // the forwarder's park_timeout
+  ASSERT_TRUE(store_->inbox_update_status(park).has_value());
+
+  EXPECT_EQ(claimed_ids(*store_, claim_request()), (std::vector<std::string>{"contract-signed"}))
+      << "the parked event must be due at once: its dependency had already settled";
+}
+
+TEST_P(StoreContract, A21_AnEventParkedWhileItsDependencyIsOpenStaysParked) {
+  InboxEvent dependency = in_entity("contract-created", "c-1", std::nullopt);
+  dependency.entity_key.reset();
+  InboxEvent dependent = in_entity("contract-signed", "c-1", std::nullopt);
+  dependent.entity_key.reset();
+  dependent.depends_on = {"contract-created"};
+  ASSERT_TRUE(store_->inbox_insert(dependency).has_value());
+  ASSERT_TRUE(store_->inbox_insert(dependent).has_value());
+  auto claimed = store_->inbox_claim(claim_request()).value();
+  ASSERT_EQ(claimed.size(), 2u);
+  const InboxEvent& waiting = claimed[0].event_id == "contract-created" ? claimed[1] : claimed[0];
+  auto park = settle(waiting, InboxStatus::kParked);
+  park.next_attempt_at = clock_.now_ms() + 15 * 60'000;
+  ASSERT_TRUE(store_->inbox_update_status(park).has_value());
+  EXPECT_TRUE(claimed_ids(*store_, claim_request()).empty());  // the dependency is in flight
+}
+
 }  // namespace
 }  // namespace hookd::store::testing

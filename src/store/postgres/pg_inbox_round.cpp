@@ -30,15 +30,20 @@ Result<InboxRoundResult> PgStore::pipelined_inbox_round(
   PgPipeline p(c);
   p.add_simple("BEGIN");
   if (!durable) p.add_simple(std::string(kNotDurable));
+  // One node's round at a time, from here to COMMIT: each claim sees the others' claims, and
+  // a dependency settled by one round and an event parked by another cannot miss each other.
+  p.add_simple(std::string(kInboxClaimLock));
   std::optional<std::size_t> update_at, claim_at;
   if (!firsts.empty()) {
     update_at = p.add(inbox_update_sql(), inbox_update_params(firsts, now, ids_));
     if (auto release = inbox_release_params(firsts, now)) {
       p.add(inbox_release_dependents_sql(), std::move(*release));
     }
+    if (auto wake = inbox_wake_if_settled_params(firsts, now)) {
+      p.add(inbox_wake_if_settled_sql(), std::move(*wake));
+    }
   }
   if (claims) {
-    p.add_simple(std::string(kInboxClaimLock));     // one node's claim at a time
     p.add_simple(std::string(kClaimPlanSettings));  // walk the due order, stop at the limit
     claim_at = p.add(inbox_claim_sql(), inbox_claim_params(*claim, now));
   }

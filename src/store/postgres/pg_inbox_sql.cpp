@@ -112,6 +112,19 @@ WHERE s.id = ANY($2::text[]) AND s.processed_at = $1::bigint
   AND EXISTS (SELECT 1 FROM json_array_elements_text(p.depends_on::json) d
               WHERE d = s.event_id))sql";
 
+// Events this transaction parked whose dependencies have all settled meanwhile are due at
+// once: another node's round may have settled the dependency (and run its release) between
+// the forwarder's decision and this write. Rounds take turns (kInboxClaimLock from their
+// start), so either that round's release sees this row parked, or this statement sees the
+// dependency settled.
+constexpr std::string_view kWakeIfSettledSql = R"sql(
+UPDATE inbox p SET next_attempt_at = $1::bigint
+WHERE p.id = ANY($2::text[]) AND p.status = 'parked' AND p.next_attempt_at > $1::bigint
+  AND json_array_length(p.depends_on::json) > 0
+  AND NOT EXISTS (SELECT 1 FROM json_array_elements_text(p.depends_on::json) d
+    WHERE NOT EXISTS (SELECT 1 FROM inbox s WHERE s.source = p.source AND s.event_id = d
+      AND s.status IN ('processed', 'stale', 'superseded', 'duplicate-business-key'))))sql";
+
 // $1..$10: one element per event, $11 now. Inserted in (source, event_id) order so that two
 // batches sharing events lock them in the same order (no deadlock); the first of two equal
 // events of the batch is the one inserted. `k`: the row this statement inserted for the
@@ -224,6 +237,24 @@ Params inbox_update_params(const std::vector<InboxStatusUpdate>& updates, Millis
 const std::string& inbox_release_dependents_sql() {
   static const std::string sql(kReleaseDependentsSql);
   return sql;
+}
+
+const std::string& inbox_wake_if_settled_sql() {
+  static const std::string sql(kWakeIfSettledSql);
+  return sql;
+}
+
+std::optional<Params> inbox_wake_if_settled_params(const std::vector<InboxStatusUpdate>& updates,
+                                                   Millis now) {
+  ArrayLiteral parked;
+  bool any = false;
+  for (const auto& u : updates) {
+    if (u.to != InboxStatus::kParked) continue;
+    parked.add(u.id);
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return Params().add_all(now, parked.str());
 }
 
 std::optional<Params> inbox_release_params(const std::vector<InboxStatusUpdate>& updates,

@@ -21,7 +21,9 @@ namespace hookd::store::postgres {
 // the lock until it commits, so the claim's statement (its READ COMMITTED snapshot taken
 // after the lock) sees every event another node has claimed. Without it two nodes could each
 // claim an event of one entity at once (each seeing the other's still `received`). Held only
-// for the server side of the claim and the commit (the round is one pipeline).
+// for the server side of the round and the commit (the round is one pipeline); a round takes
+// it first, so rounds of several nodes take turns as a whole (claims, and the release of
+// parked events against events parked by another node: inbox_wake_if_settled_sql).
 inline constexpr std::string_view kInboxClaimLock = "SELECT pg_advisory_xact_lock(7283019452)";
 
 // Claim: $1 lease owner, $2 lease expiry, $3 now, $4 limit, $5 source (NULL: any). Run
@@ -47,6 +49,12 @@ const std::string& inbox_release_dependents_sql();
 // The release's parameters, or nothing when no update settles its event.
 std::optional<Params> inbox_release_params(const std::vector<InboxStatusUpdate>& updates,
                                            Millis now);
+// Events the updates park whose dependencies have all settled meanwhile become due now ($1
+// now, $2 the ids parked); run after inbox_update_sql, under kInboxClaimLock. Nothing when
+// no update parks.
+const std::string& inbox_wake_if_settled_sql();
+std::optional<Params> inbox_wake_if_settled_params(const std::vector<InboxStatusUpdate>& updates,
+                                                   Millis now);
 
 // One result per update of the batch: the event as updated, or kConflict when its lease was
 // lost (or it was named before in the batch: `repeated`, see pg_batch.hpp).

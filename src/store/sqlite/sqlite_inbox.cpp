@@ -65,6 +65,17 @@ UPDATE inbox INDEXED BY inbox_parked SET next_attempt_at = ?1
 WHERE source = ?2 AND status = 'parked' AND next_attempt_at > ?1
   AND EXISTS (SELECT 1 FROM json_each(inbox.depends_on) d WHERE d.value = ?3))sql";
 
+// An event being parked whose dependencies have all settled meanwhile is due at once: the
+// release of the dependency may have run before this write (another node's round, or a
+// caller that decided "park" on an older read), and would otherwise leave it to park_timeout.
+constexpr std::string_view kWakeIfSettledSql = R"sql(
+UPDATE inbox SET next_attempt_at = ?1
+WHERE id = ?2 AND status = 'parked' AND next_attempt_at > ?1
+  AND json_array_length(inbox.depends_on) > 0
+  AND NOT EXISTS (SELECT 1 FROM json_each(inbox.depends_on) d WHERE NOT EXISTS (
+    SELECT 1 FROM inbox s WHERE s.source = inbox.source AND s.event_id = d.value
+      AND s.status IN ('processed', 'stale', 'superseded', 'duplicate-business-key'))))sql";
+
 bool settles(InboxStatus s) {
   return s == InboxStatus::kProcessed || s == InboxStatus::kStale ||
          s == InboxStatus::kSuperseded || s == InboxStatus::kDuplicate;
@@ -125,6 +136,10 @@ Result<InboxEvent> SqliteStore::inbox_update_in_tx(Connection& c, const InboxSta
   if (settles(u.to)) {
     HOOKD_TRY(release, c.prepare(kReleaseDependentsSql));
     HOOKD_CHECK(release.bind_all(now, ev.source, ev.event_id).run());
+  }
+  if (u.to == InboxStatus::kParked) {
+    HOOKD_TRY(wake, c.prepare(kWakeIfSettledSql));
+    HOOKD_CHECK(wake.bind_all(now, ev.id).run());
   }
   return ev;
 }
