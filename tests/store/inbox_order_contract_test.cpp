@@ -5,8 +5,10 @@
 // never leaves a terminal state. The last test drives random interleavings of arrival, claim
 // and record (seeded, so a failure repeats) and checks what a forwarder would have sent.
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
+#include <utility>
 
 #include "store/store_contract.hpp"
 
@@ -58,6 +60,21 @@ std::vector<std::string> claimed_ids(Store& store, const InboxClaimRequest& req)
   for (const auto& e : claimed) out.push_back(e.event_id);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// "contract-signed" depends on "contract-created"; both inserted and claimed (in flight).
+// Returns {dependency, dependent} as claimed, or nothing when the claim did not take both.
+std::optional<std::pair<InboxEvent, InboxEvent>> claim_dependency_pair(Store& store) {
+  InboxEvent dependency = in_entity("contract-created", "c-1", std::nullopt);
+  dependency.entity_key.reset();
+  InboxEvent dependent = in_entity("contract-signed", "c-1", std::nullopt);
+  dependent.entity_key.reset();
+  dependent.depends_on = {"contract-created"};
+  if (!store.inbox_insert(dependency) || !store.inbox_insert(dependent)) return std::nullopt;
+  auto claimed = store.inbox_claim(claim_request()).value();
+  if (claimed.size() != 2u) return std::nullopt;
+  if (claimed[0].event_id != "contract-created") std::swap(claimed[0], claimed[1]);
+  return std::make_pair(claimed[0], claimed[1]);
 }
 
 TEST_P(StoreContract, A40_NothingOfAnEntityIsClaimableWhileOneOfItsEventsIsInFlight) {
@@ -232,17 +249,9 @@ TEST_P(StoreContract, A40_RandomInterleavingsNeverApplyAnEntityBackwards) {  // 
 // park_timeout instead of following its dependency (the order of these two writes is what
 // two nodes produce; the same order on one store is the deterministic form of that race).
 TEST_P(StoreContract, A21_AnEventParkedAfterItsDependencySettledIsDueAtOnce) {
-  InboxEvent dependency = in_entity("contract-created", "c-1", std::nullopt);
-  dependency.entity_key.reset();
-  InboxEvent dependent = in_entity("contract-signed", "c-1", std::nullopt);
-  dependent.entity_key.reset();
-  dependent.depends_on = {"contract-created"};
-  ASSERT_TRUE(store_->inbox_insert(dependency).has_value());
-  ASSERT_TRUE(store_->inbox_insert(dependent).has_value());
-  auto claimed = store_->inbox_claim(claim_request()).value();
-  ASSERT_EQ(claimed.size(), 2u);
-  const InboxEvent& dep = claimed[0].event_id == "contract-created" ? claimed[0] : claimed[1];
-  const InboxEvent& waiting = claimed[0].event_id == "contract-created" ? claimed[1] : claimed[0];
+  auto pair = claim_dependency_pair(*store_);
+  ASSERT_TRUE(pair.has_value());
+  const auto& [dep, waiting] = *pair;
 
   ASSERT_TRUE(store_->inbox_update_status(settle(dep)).has_value());  // releases nothing yet
   auto park = settle(waiting, InboxStatus::kParked);
@@ -254,16 +263,9 @@ TEST_P(StoreContract, A21_AnEventParkedAfterItsDependencySettledIsDueAtOnce) {
 }
 
 TEST_P(StoreContract, A21_AnEventParkedWhileItsDependencyIsOpenStaysParked) {
-  InboxEvent dependency = in_entity("contract-created", "c-1", std::nullopt);
-  dependency.entity_key.reset();
-  InboxEvent dependent = in_entity("contract-signed", "c-1", std::nullopt);
-  dependent.entity_key.reset();
-  dependent.depends_on = {"contract-created"};
-  ASSERT_TRUE(store_->inbox_insert(dependency).has_value());
-  ASSERT_TRUE(store_->inbox_insert(dependent).has_value());
-  auto claimed = store_->inbox_claim(claim_request()).value();
-  ASSERT_EQ(claimed.size(), 2u);
-  const InboxEvent& waiting = claimed[0].event_id == "contract-created" ? claimed[1] : claimed[0];
+  auto pair = claim_dependency_pair(*store_);
+  ASSERT_TRUE(pair.has_value());
+  const InboxEvent& waiting = pair->second;
   auto park = settle(waiting, InboxStatus::kParked);
   park.next_attempt_at = clock_.now_ms() + 15 * 60'000;
   ASSERT_TRUE(store_->inbox_update_status(park).has_value());
