@@ -4,10 +4,10 @@
 // in pg_delivery_sql.cpp).
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/postgres/pg_delivery_sql.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
-#include "store/postgres/pg_try.hpp"
 
 namespace hookd::store::postgres {
 

@@ -5,12 +5,12 @@
 // round costs one network round trip and one WAL flush instead of one round trip per
 // statement. READ COMMITTED still gives each statement its own snapshot, so the claim sees
 // what the round recorded just before it (a FIFO successor is claimable in the same round).
+#include "hookd/result.hpp"
 #include "store/postgres/pg_arrays.hpp"
 #include "store/postgres/pg_delivery_sql.hpp"
 #include "store/postgres/pg_pipeline.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
-#include "store/postgres/pg_try.hpp"
 
 namespace hookd::store::postgres {
 namespace {

@@ -3,10 +3,10 @@
 // state is checked, so two operators replaying at once cannot both succeed.
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
-#include "store/postgres/pg_try.hpp"
 
 namespace hookd::store::postgres {
 namespace {

@@ -2,9 +2,9 @@
 // finish, mark unknown, release, purge.
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
-#include "store/postgres/pg_try.hpp"
 
 namespace hookd::store::postgres {
 namespace {

@@ -3,11 +3,11 @@
 // pg_inbox_round.cpp.
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/postgres/pg_inbox_sql.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
-#include "store/postgres/pg_try.hpp"
 
 namespace hookd::store::postgres {
 namespace {

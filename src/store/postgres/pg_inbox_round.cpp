@@ -9,13 +9,13 @@
 // Also the operator's replay of a dead inbox event.
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/postgres/pg_batch.hpp"
 #include "store/postgres/pg_delivery_sql.hpp"
 #include "store/postgres/pg_inbox_sql.hpp"
 #include "store/postgres/pg_pipeline.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
-#include "store/postgres/pg_try.hpp"
 
 namespace hookd::store::postgres {
 

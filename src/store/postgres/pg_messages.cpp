@@ -10,11 +10,11 @@
 #include <tuple>
 
 #include "hookd/ids.hpp"
+#include "hookd/result.hpp"
 #include "store/postgres/pg_arrays.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
-#include "store/postgres/pg_try.hpp"
 
 namespace hookd::store::postgres {
 namespace {

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "hookd/ids.hpp"
+#include "hookd/result.hpp"
 #include "store/postgres/pg_migrations.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
-#include "store/postgres/pg_try.hpp"
 
 namespace hookd::store::postgres {
 

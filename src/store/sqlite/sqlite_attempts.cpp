@@ -1,10 +1,10 @@
 // Attempt log listings on SQLite (attempts are written by record_attempt).
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 namespace {

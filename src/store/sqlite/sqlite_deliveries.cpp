@@ -5,9 +5,9 @@
 #include <tuple>
 
 #include "hookd/ids.hpp"
+#include "hookd/result.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 namespace {

@@ -3,9 +3,9 @@
 // costs one commit (one fsync with synchronous=FULL) however much it carries.
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 

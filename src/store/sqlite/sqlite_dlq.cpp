@@ -2,10 +2,10 @@
 // transaction), plus Svix resend and recover.
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 namespace {

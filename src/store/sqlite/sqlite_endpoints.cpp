@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include "hookd/ids.hpp"
+#include "hookd/result.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 namespace {

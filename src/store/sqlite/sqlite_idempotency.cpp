@@ -2,9 +2,9 @@
 // finish, mark unknown, release, purge.
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 namespace {

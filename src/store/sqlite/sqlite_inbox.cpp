@@ -5,11 +5,11 @@
 #include <tuple>
 
 #include "hookd/ids.hpp"
+#include "hookd/result.hpp"
 #include "store/inbox_round_steps.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 namespace {

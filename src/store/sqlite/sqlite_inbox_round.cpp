@@ -3,10 +3,10 @@
 // of a dead inbox event.
 #include <fmt/format.h>
 
+#include "hookd/result.hpp"
 #include "store/inbox_round_steps.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "hookd/result.hpp"
 #include "store/sqlite/migrations.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 

@@ -6,8 +6,8 @@
 
 #include <string_view>
 
+#include "hookd/result.hpp"
 #include "store/sqlite/sqlite_store.hpp"
-#include "store/sqlite/try.hpp"
 
 namespace hookd::store::sqlite {
 
