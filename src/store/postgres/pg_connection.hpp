@@ -71,8 +71,9 @@ class Rows {
   std::unique_ptr<PGresult, void (*)(PGresult*)> res_;
 };
 
-// One row of Rows, what the row readers take. `first`: the reader's column 0 (a statement
-// returning two records side by side, e.g. a delivery and its message).
+// One row of Rows: the `RowSource` the shared row readers take (store/row_codec.hpp).
+// `first`: the reader's column 0 (a statement returning two records side by side, e.g. a
+// delivery and its message).
 struct Row {
   const Rows& rows;
   int index;

@@ -26,15 +26,6 @@ Status require_endpoint_of_app(PgConnection& c, const std::string& endpoint_id,
   return {};
 }
 
-AuditEntry delivery_audit(const AuditEntry& audit, const Delivery& before, const Delivery& after) {
-  AuditEntry entry = audit;
-  entry.target_type = "delivery";
-  entry.target_id = before.id;
-  if (!entry.before) entry.before = delivery_state_json(before);
-  if (!entry.after) entry.after = delivery_state_json(after);
-  return entry;
-}
-
 }  // namespace
 
 Result<Page<Delivery>> PgStore::list_dead(const DeadLetterFilter& filter, const PageRequest& page) {

@@ -1,6 +1,7 @@
-// Mapping between PostgreSQL rows (text result format) and the model structs. The column
-// lists and the JSON encoding of lists/header maps are the SQLite backend's (same schema,
-// same names), so both backends store the same documents. Thread-safety: pure functions.
+// Reading query results on PostgreSQL (text result format): collect every row, or the first,
+// with one of the shared row readers (`store/row_codec.hpp`, which take a `Row`), plus the
+// SQL text helpers the statements share. Also brings the shared column lists and audit
+// documents every statement file uses. Thread-safety: pure functions.
 #pragma once
 
 #include <string>
@@ -8,41 +9,12 @@
 #include <vector>
 
 #include "hookd/result.hpp"
-#include "store/model.hpp"
+#include "store/audit_state.hpp"
 #include "store/postgres/pg_connection.hpp"
-#include "store/sqlite/rows.hpp"
+#include "store/row_codec.hpp"
+#include "store/row_columns.hpp"
 
 namespace hookd::store::postgres {
-
-using sqlite::completed_audit;
-using sqlite::decode_headers;
-using sqlite::decode_list;
-using sqlite::delivery_state_json;
-using sqlite::encode_headers;
-using sqlite::encode_list;
-using sqlite::endpoint_disabled_json;
-using sqlite::kAppColumns;
-using sqlite::kAttemptColumns;
-using sqlite::kAuditColumns;
-using sqlite::kDeliveryColumnCount;
-using sqlite::kDeliveryColumns;
-using sqlite::kEndpointColumns;
-using sqlite::kEventTypeColumns;
-using sqlite::kIdemColumns;
-using sqlite::kInboxColumns;
-using sqlite::kMessageColumns;
-using sqlite::recover_state_json;
-using sqlite::resend_state_json;
-
-Application read_application(const Row& r);
-EventType read_event_type(const Row& r);
-Endpoint read_endpoint(const Row& r);
-Message read_message(const Row& r);
-Delivery read_delivery(const Row& r);
-Attempt read_attempt(const Row& r);
-InboxEvent read_inbox(const Row& r);
-IdempotencyRecord read_idempotency(const Row& r);
-AuditEntry read_audit(const Row& r);
 
 // "t.a, t.b, ..." from "a, b, ...": a column list for statements where names are ambiguous.
 std::string qualify(std::string_view columns, std::string_view table);

@@ -115,7 +115,7 @@ std::optional<std::string> Stmt::opt_text(int col) const {
   return text(col);
 }
 
-std::string Stmt::blob(int col) const {
+std::string Stmt::bytes(int col) const {
   const auto* p = sqlite3_column_blob(stmt_, col);
   if (p == nullptr) return {};
   return std::string(static_cast<const char*>(p),

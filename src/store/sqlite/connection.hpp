@@ -75,12 +75,14 @@ class Stmt {
   Result<bool> step();  // true: a row is available
   Status run();         // steps to completion, ignoring rows
 
+  // Column access on the current row: the `RowSource` the shared row readers take.
   bool is_null(int col) const;
   std::int64_t int64(int col) const;
   std::optional<std::int64_t> opt_int64(int col) const;
   std::string text(int col) const;
   std::optional<std::string> opt_text(int col) const;
-  std::string blob(int col) const;
+  bool boolean(int col) const { return int64(col) != 0; }  // 0 / 1 INTEGER
+  std::string bytes(int col) const;                        // BLOB, byte-exact
 
  private:
   Connection* conn_;

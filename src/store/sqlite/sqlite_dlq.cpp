@@ -62,12 +62,7 @@ Result<int> SqliteStore::replay_dead(const std::vector<std::string>& delivery_id
       up.bind_all(now, to_endpoint_id, id);
       HOOKD_TRY(after, single<Delivery>(up, read_delivery, "delivery"));
       HOOKD_CHECK(up.run());
-      AuditEntry entry = audit;
-      entry.target_type = "delivery";
-      entry.target_id = id;
-      if (!entry.before) entry.before = delivery_state_json(before);
-      if (!entry.after) entry.after = delivery_state_json(after);
-      HOOKD_CHECK(append_audit_in_tx(c, std::move(entry), now));
+      HOOKD_CHECK(append_audit_in_tx(c, delivery_audit(audit, before, after), now));
     }
     return static_cast<int>(delivery_ids.size());
   });
@@ -87,12 +82,7 @@ Result<int> SqliteStore::discard_dead(const std::vector<std::string>& delivery_i
       HOOKD_CHECK(up.bind_all(now, id).run());
       Delivery after = before;
       after.status = DeliveryStatus::kDiscarded;
-      AuditEntry entry = audit;
-      entry.target_type = "delivery";
-      entry.target_id = id;
-      if (!entry.before) entry.before = delivery_state_json(before);
-      if (!entry.after) entry.after = delivery_state_json(after);
-      HOOKD_CHECK(append_audit_in_tx(c, std::move(entry), now));
+      HOOKD_CHECK(append_audit_in_tx(c, delivery_audit(audit, before, after), now));
     }
     return static_cast<int>(delivery_ids.size());
   });

@@ -1,42 +1,39 @@
-#include "store/sqlite/rows.hpp"
+// Mapping between database rows and the model structs, written once for both backends:
+// JSON encoding of lists and header maps (what the list / headers columns hold), and one
+// reader per record, taking its columns in `row_columns.hpp` order from any row type with
+// the small `RowSource` interface (SQLite: `sqlite::Stmt`; PostgreSQL: `postgres::Row`).
+// The readers are function objects, so they can be passed to a backend's collect/single.
+// Thread-safety: pure functions.
+#pragma once
 
-#include <nlohmann/json.hpp>
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
-namespace hookd::store::sqlite {
+#include "store/model.hpp"
 
-std::optional<std::string> encode_list(const std::optional<std::vector<std::string>>& list) {
-  if (!list) return std::nullopt;
-  return encode_list(*list);
-}
+namespace hookd::store {
 
-std::string encode_list(const std::vector<std::string>& list) {
-  return nlohmann::json(list).dump();
-}
+std::optional<std::string> encode_list(const std::optional<std::vector<std::string>>& list);
+std::string encode_list(const std::vector<std::string>& list);
+std::optional<std::vector<std::string>> decode_list(const std::optional<std::string>& json);
+std::string encode_headers(const Headers& headers);
+Headers decode_headers(const std::string& json);
 
-std::optional<std::vector<std::string>> decode_list(const std::optional<std::string>& json) {
-  if (!json) return std::nullopt;
-  auto parsed = nlohmann::json::parse(*json, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_array()) return std::vector<std::string>{};
-  std::vector<std::string> out;
-  for (const auto& item : parsed) {
-    if (item.is_string()) out.push_back(item.get<std::string>());
-  }
-  return out;
-}
+// Column access by index on the current row: what a backend's row adapter provides.
+template <class R>
+concept RowSource = requires(const R& r, int c) {
+  { r.text(c) } -> std::same_as<std::string>;
+  { r.opt_text(c) } -> std::same_as<std::optional<std::string>>;
+  { r.int64(c) } -> std::same_as<std::int64_t>;
+  { r.opt_int64(c) } -> std::same_as<std::optional<std::int64_t>>;
+  { r.boolean(c) } -> std::same_as<bool>;
+  { r.bytes(c) } -> std::same_as<std::string>;  // a BLOB / BYTEA, byte-exact
+};
 
-std::string encode_headers(const Headers& headers) { return nlohmann::json(headers).dump(); }
-
-Headers decode_headers(const std::string& json) {
-  auto parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  Headers out;
-  if (!parsed.is_object()) return out;
-  for (const auto& [k, v] : parsed.items()) {
-    if (v.is_string()) out[k] = v.get<std::string>();
-  }
-  return out;
-}
-
-Application read_application(const Stmt& s) {
+inline constexpr auto read_application = [](const RowSource auto& s) {
   return Application{
       .id = s.text(0),
       .uid = s.opt_text(1),
@@ -46,20 +43,20 @@ Application read_application(const Stmt& s) {
       .created_at = s.int64(5),
       .updated_at = s.int64(6),
   };
-}
+};
 
-EventType read_event_type(const Stmt& s) {
+inline constexpr auto read_event_type = [](const RowSource auto& s) {
   return EventType{
       .name = s.text(0),
       .description = s.text(1),
-      .archived = s.int64(2) != 0,
+      .archived = s.boolean(2),
       .schemas = s.text(3),
       .created_at = s.int64(4),
       .updated_at = s.int64(5),
   };
-}
+};
 
-Endpoint read_endpoint(const Stmt& s) {
+inline constexpr auto read_endpoint = [](const RowSource auto& s) {
   Endpoint ep;
   ep.id = s.text(0);
   ep.app_id = s.text(1);
@@ -72,9 +69,9 @@ Endpoint read_endpoint(const Stmt& s) {
   ep.secrets.previous = s.opt_text(8);
   ep.secrets.previous_expires_at = s.opt_int64(9);
   ep.rate_limit = s.opt_int64(10);
-  ep.disabled = s.int64(11) != 0;
+  ep.disabled = s.boolean(11);
   ep.disabled_reason = s.opt_text(12);
-  ep.fifo = s.int64(13) != 0;
+  ep.fifo = s.boolean(13);
   ep.headers = decode_headers(s.text(14));
   ep.retry_policy = s.opt_text(15);
   ep.connect_timeout_ms = s.opt_int64(16);
@@ -84,24 +81,24 @@ Endpoint read_endpoint(const Stmt& s) {
   ep.updated_at = s.int64(20);
   ep.revision = s.int64(21);
   return ep;
-}
+};
 
-Message read_message(const Stmt& s) {
+inline constexpr auto read_message = [](const RowSource auto& s) {
   return Message{
       .id = s.text(0),
       .app_id = s.text(1),
       .event_type = s.text(2),
       .event_id = s.opt_text(3),
       .channels = decode_list(s.opt_text(4)),
-      .payload = s.blob(5),
+      .payload = s.bytes(5),
       .ordering_key = s.opt_text(6),
       .sequence = s.opt_int64(7),
       .created_at = s.int64(8),
       .tags = decode_list(s.opt_text(9)),
   };
-}
+};
 
-Delivery read_delivery(const Stmt& s) {
+inline constexpr auto read_delivery = [](const RowSource auto& s) {
   Delivery d;
   d.id = s.text(0);
   d.msg_id = s.text(1);
@@ -121,9 +118,9 @@ Delivery read_delivery(const Stmt& s) {
   d.created_at = s.int64(15);
   d.updated_at = s.int64(16);
   return d;
-}
+};
 
-Attempt read_attempt(const Stmt& s) {
+inline constexpr auto read_attempt = [](const RowSource auto& s) {
   Attempt a;
   a.id = s.text(0);
   a.delivery_id = s.text(1);
@@ -133,16 +130,16 @@ Attempt read_attempt(const Stmt& s) {
   a.attempted_at = s.int64(5);
   a.response_status = s.opt_int64(6);
   a.response_headers = decode_headers(s.text(7));
-  a.response_body = s.blob(8);
+  a.response_body = s.bytes(8);
   a.duration_ms = s.int64(9);
   a.error = s.opt_text(10);
-  a.success = s.int64(11) != 0;
+  a.success = s.boolean(11);
   a.trigger = attempt_trigger_from(s.text(12)).value_or(AttemptTrigger::kScheduled);
   a.url = s.text(13);
   return a;
-}
+};
 
-InboxEvent read_inbox(const Stmt& s) {
+inline constexpr auto read_inbox = [](const RowSource auto& s) {
   InboxEvent e;
   e.id = s.text(0);
   e.source = s.text(1);
@@ -161,11 +158,11 @@ InboxEvent read_inbox(const Stmt& s) {
   e.depends_on = decode_list(s.opt_text(14)).value_or(std::vector<std::string>{});
   e.last_error = s.opt_text(15);
   e.headers = decode_headers(s.text(16));
-  e.payload = s.blob(17);
+  e.payload = s.bytes(17);
   return e;
-}
+};
 
-IdempotencyRecord read_idempotency(const Stmt& s) {
+inline constexpr auto read_idempotency = [](const RowSource auto& s) {
   IdempotencyRecord r;
   r.scope = s.text(0);
   r.key = s.text(1);
@@ -173,14 +170,14 @@ IdempotencyRecord read_idempotency(const Stmt& s) {
   r.state = idempotency_state_from(s.text(3)).value_or(IdempotencyState::kUnknown);
   r.response_status = s.opt_int64(4);
   r.response_headers = decode_headers(s.text(5));
-  r.response_body = s.blob(6);
+  r.response_body = s.bytes(6);
   r.created_at = s.int64(7);
   r.updated_at = s.int64(8);
   r.expires_at = s.int64(9);
   return r;
-}
+};
 
-AuditEntry read_audit(const Stmt& s) {
+inline constexpr auto read_audit = [](const RowSource auto& s) {
   return AuditEntry{
       .id = s.text(0),
       .at = s.int64(1),
@@ -192,39 +189,6 @@ AuditEntry read_audit(const Stmt& s) {
       .before = s.opt_text(7),
       .after = s.opt_text(8),
   };
-}
+};
 
-}  // namespace hookd::store::sqlite
-
-namespace hookd::store::sqlite {
-std::string delivery_state_json(const Delivery& d) {
-  return nlohmann::json{{"status", std::string(to_string(d.status))},
-                        {"endpoint_id", d.endpoint_id},
-                        {"attempts", d.attempts}}
-      .dump();
-}
-
-std::string endpoint_disabled_json(const Endpoint& ep) {
-  nlohmann::json j = {{"disabled", ep.disabled}};
-  j["disabledReason"] = ep.disabled_reason ? nlohmann::json(*ep.disabled_reason) : nullptr;
-  return j.dump();
-}
-
-std::string resend_state_json(const Delivery& d) {
-  return nlohmann::json{{"delivery", d.id},
-                        {"endpoint_id", d.endpoint_id},
-                        {"status", std::string(to_string(d.status))}}
-      .dump();
-}
-
-std::string recover_state_json(int recovered) {
-  return nlohmann::json{{"status", "pending"}, {"recovered", recovered}}.dump();
-}
-
-AuditEntry completed_audit(AuditEntry audit, const std::string& new_id,
-                           std::optional<std::string> after) {
-  if (audit.target_id.empty()) audit.target_id = new_id;
-  if (!audit.after && after) audit.after = std::move(after);
-  return audit;
-}
-}  // namespace hookd::store::sqlite
+}  // namespace hookd::store

@@ -1,0 +1,46 @@
+#include "store/audit_state.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace hookd::store {
+
+std::string delivery_state_json(const Delivery& d) {
+  return nlohmann::json{{"status", std::string(to_string(d.status))},
+                        {"endpoint_id", d.endpoint_id},
+                        {"attempts", d.attempts}}
+      .dump();
+}
+
+std::string endpoint_disabled_json(const Endpoint& ep) {
+  nlohmann::json j = {{"disabled", ep.disabled}};
+  j["disabledReason"] = ep.disabled_reason ? nlohmann::json(*ep.disabled_reason) : nullptr;
+  return j.dump();
+}
+
+std::string resend_state_json(const Delivery& d) {
+  return nlohmann::json{{"delivery", d.id},
+                        {"endpoint_id", d.endpoint_id},
+                        {"status", std::string(to_string(d.status))}}
+      .dump();
+}
+
+std::string recover_state_json(int recovered) {
+  return nlohmann::json{{"status", "pending"}, {"recovered", recovered}}.dump();
+}
+
+AuditEntry completed_audit(AuditEntry audit, const std::string& new_id,
+                           std::optional<std::string> after) {
+  if (audit.target_id.empty()) audit.target_id = new_id;
+  if (!audit.after && after) audit.after = std::move(after);
+  return audit;
+}
+
+AuditEntry delivery_audit(AuditEntry audit, const Delivery& before, const Delivery& after) {
+  audit.target_type = "delivery";
+  audit.target_id = before.id;
+  if (!audit.before) audit.before = delivery_state_json(before);
+  if (!audit.after) audit.after = delivery_state_json(after);
+  return audit;
+}
+
+}  // namespace hookd::store

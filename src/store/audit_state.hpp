@@ -1,0 +1,30 @@
+// The audit entries both backends write inside their transactions (A30): the before/after
+// state documents of a delivery, an endpoint's enable/disable state, a resend and a recover,
+// and how a caller's entry is completed with what only the transaction knows.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "store/model.hpp"
+
+namespace hookd::store {
+
+// The audit-visible state of a delivery as a JSON object (status, endpoint, attempts).
+std::string delivery_state_json(const Delivery& d);
+// An endpoint's enable/disable state: {"disabled": ..., "disabledReason": ... or null}.
+std::string endpoint_disabled_json(const Endpoint& ep);
+// What a resend created: {"delivery": id, "endpoint_id": ..., "status": ...}.
+std::string resend_state_json(const Delivery& d);
+// What a recover did: {"status": "pending", "recovered": n}.
+std::string recover_state_json(int recovered);
+// `audit` as the backends append it: an empty target_id becomes `new_id` (a create), a
+// missing `after` becomes `after` (state only the transaction knows).
+AuditEntry completed_audit(AuditEntry audit, const std::string& new_id,
+                           std::optional<std::string> after = std::nullopt);
+// `audit` for one delivery of a dead-letter replay / discard: targets `before`'s id and
+// fills a missing before/after with the delivery's state documents.
+AuditEntry delivery_audit(AuditEntry audit, const Delivery& before, const Delivery& after);
+
+}  // namespace hookd::store
