@@ -15,34 +15,13 @@
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
+#include "store/publish_rules.hpp"
 
 namespace hookd::store::postgres {
 namespace {
 
-struct EndpointRoute {
-  std::string id;
-  std::optional<std::vector<std::string>> filter_types;
-  std::optional<std::vector<std::string>> channels;
-};
-
 // The application's enabled endpoints; nullopt when the application does not exist.
 using Routes = std::optional<std::vector<EndpointRoute>>;
-
-bool contains(const std::vector<std::string>& list, const std::string& value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
-
-// Svix semantics: no filter = every event type; an endpoint with channels only receives
-// messages carrying at least one of them.
-bool routes_to(const EndpointRoute& ep, const NewMessage& msg) {
-  if (ep.filter_types && !ep.filter_types->empty() && !contains(*ep.filter_types, msg.event_type)) {
-    return false;
-  }
-  if (!ep.channels || ep.channels->empty()) return true;
-  if (!msg.channels) return false;
-  return std::any_of(msg.channels->begin(), msg.channels->end(),
-                     [&](const std::string& ch) { return contains(*ep.channels, ch); });
-}
 
 Result<Routes> load_routes(PgConnection& c, const std::string& app_id) {
   HOOKD_TRY(rows, c.query("SELECT e.id, e.filter_types, e.channels FROM applications a "
@@ -104,20 +83,6 @@ Status insert_deliveries(PgConnection& c, const std::vector<Delivery>& ds) {
                   values,
               params));
   return {};
-}
-
-Delivery new_delivery(const Message& msg, const std::string& endpoint_id, std::string id,
-                      Millis now) {
-  Delivery d;
-  d.id = std::move(id);
-  d.msg_id = msg.id;
-  d.endpoint_id = endpoint_id;
-  d.app_id = msg.app_id;
-  d.next_attempt_at = now;
-  d.ordering_key = msg.ordering_key;
-  d.sequence = msg.sequence;
-  d.created_at = d.updated_at = now;
-  return d;
 }
 
 // Messages without an ordering key, all in one INSERT; returns the ids actually inserted

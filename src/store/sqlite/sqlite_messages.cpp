@@ -5,34 +5,13 @@
 
 #include "hookd/ids.hpp"
 #include "hookd/result.hpp"
+#include "store/publish_rules.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 
 namespace hookd::store::sqlite {
 namespace {
-
-struct EndpointRoute {
-  std::string id;
-  std::optional<std::vector<std::string>> filter_types;
-  std::optional<std::vector<std::string>> channels;
-};
-
-bool contains(const std::vector<std::string>& list, const std::string& value) {
-  return std::find(list.begin(), list.end(), value) != list.end();
-}
-
-// Svix semantics: no filter = every event type; an endpoint with channels only receives
-// messages carrying at least one of them.
-bool routes_to(const EndpointRoute& ep, const NewMessage& msg) {
-  if (ep.filter_types && !ep.filter_types->empty() && !contains(*ep.filter_types, msg.event_type)) {
-    return false;
-  }
-  if (!ep.channels || ep.channels->empty()) return true;
-  if (!msg.channels) return false;
-  return std::any_of(msg.channels->begin(), msg.channels->end(),
-                     [&](const std::string& ch) { return contains(*ep.channels, ch); });
-}
 
 Result<std::vector<EndpointRoute>> enabled_endpoints(Connection& c, const std::string& app_id) {
   HOOKD_TRY(q, c.prepare("SELECT id, filter_types, channels FROM endpoints "
@@ -73,15 +52,7 @@ bool item_level(const Error& e) {
 
 Result<Delivery> SqliteStore::insert_delivery_in_tx(Connection& c, const Message& msg,
                                                     const std::string& endpoint_id, Millis now) {
-  Delivery d;
-  d.id = ids_.next("dlv");
-  d.msg_id = msg.id;
-  d.endpoint_id = endpoint_id;
-  d.app_id = msg.app_id;
-  d.next_attempt_at = now;
-  d.ordering_key = msg.ordering_key;
-  d.sequence = msg.sequence;
-  d.created_at = d.updated_at = now;
+  Delivery d = new_delivery(msg, endpoint_id, ids_.next("dlv"), now);
   HOOKD_TRY(ins,
             c.prepare("INSERT INTO deliveries (id, msg_id, endpoint_id, app_id, status, attempts, "
                       "next_attempt_at, ordering_key, sequence, created_at, updated_at) "

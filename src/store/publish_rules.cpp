@@ -1,0 +1,38 @@
+#include "store/publish_rules.hpp"
+
+#include <algorithm>
+
+namespace hookd::store {
+namespace {
+
+bool contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+}  // namespace
+
+bool routes_to(const EndpointRoute& ep, const NewMessage& msg) {
+  if (ep.filter_types && !ep.filter_types->empty() && !contains(*ep.filter_types, msg.event_type)) {
+    return false;
+  }
+  if (!ep.channels || ep.channels->empty()) return true;
+  if (!msg.channels) return false;
+  return std::any_of(msg.channels->begin(), msg.channels->end(),
+                     [&](const std::string& ch) { return contains(*ep.channels, ch); });
+}
+
+Delivery new_delivery(const Message& msg, const std::string& endpoint_id, std::string id,
+                      Millis now) {
+  Delivery d;
+  d.id = std::move(id);
+  d.msg_id = msg.id;
+  d.endpoint_id = endpoint_id;
+  d.app_id = msg.app_id;
+  d.next_attempt_at = now;
+  d.ordering_key = msg.ordering_key;
+  d.sequence = msg.sequence;
+  d.created_at = d.updated_at = now;
+  return d;
+}
+
+}  // namespace hookd::store

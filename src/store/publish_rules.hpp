@@ -1,0 +1,30 @@
+// What a publish writes, the same on every backend: which of an application's enabled
+// endpoints a message goes to (Svix filter semantics), and the delivery row created for
+// each. Thread-safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/model.hpp"
+#include "store/store.hpp"
+
+namespace hookd::store {
+
+// An enabled endpoint as the router sees it.
+struct EndpointRoute {
+  std::string id;
+  std::optional<std::vector<std::string>> filter_types;
+  std::optional<std::vector<std::string>> channels;
+};
+
+// No filter = every event type; an endpoint with channels only receives messages carrying
+// at least one of them.
+bool routes_to(const EndpointRoute& ep, const NewMessage& msg);
+
+// The `pending` delivery of `msg` to `endpoint_id`, due at `now`.
+Delivery new_delivery(const Message& msg, const std::string& endpoint_id, std::string id,
+                      Millis now);
+
+}  // namespace hookd::store
