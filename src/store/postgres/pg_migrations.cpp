@@ -233,8 +233,8 @@ constexpr std::string_view kMigrationLock = "SELECT pg_advisory_xact_lock(728301
 
 }  // namespace
 
-const std::vector<PgMigration>& pg_migrations() {
-  static const std::vector<PgMigration> kAll = {
+const std::vector<Migration>& pg_migrations() {
+  static const std::vector<Migration> kAll = {
       // clang-format off
       {1, "initial schema", kV1},
       {2, "inbox business key index", kV2},

@@ -11,17 +11,12 @@
 #include <vector>
 
 #include "hookd/result.hpp"
+#include "store/migration.hpp"
 #include "store/postgres/pg_connection.hpp"
 
 namespace hookd::store::postgres {
 
-struct PgMigration {
-  int version;
-  std::string_view name;
-  std::string_view sql;
-};
-
-const std::vector<PgMigration>& pg_migrations();
+const std::vector<Migration>& pg_migrations();
 
 // Creates `schema` when given, then applies every migration newer than the recorded version.
 Status apply_pg_migrations(PgConnection& conn, const std::optional<std::string>& schema,

@@ -8,15 +8,10 @@
 #include <vector>
 
 #include "hookd/result.hpp"
+#include "store/migration.hpp"
 #include "store/sqlite/connection.hpp"
 
 namespace hookd::store::sqlite {
-
-struct Migration {
-  int version;
-  std::string_view name;
-  std::string_view sql;
-};
 
 const std::vector<Migration>& migrations();
 

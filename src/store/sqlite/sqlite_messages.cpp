@@ -1,7 +1,6 @@
 // Messages on SQLite: publish (message + ordering sequence + one delivery per matching
 // endpoint, one transaction), batch publish (items fail alone), get, list.
 #include <fmt/format.h>
-#include <algorithm>
 
 #include "hookd/ids.hpp"
 #include "hookd/result.hpp"
