@@ -1,38 +1,22 @@
-// A tiny builder for the SELECTs whose WHERE clause depends on optional filters (lists with
-// filters and cursor paging) on PostgreSQL: conditions are written with `?`, numbered $1..$N
-// as they are added, so the prepared-statement cache still sees a small set of SQL texts.
+// The shared filter/paging SELECT builder (`store/select_query.hpp`) with PostgreSQL's
+// numbered `$N` marks, run as a prepared statement on a connection.
 // Thread-safety: a plain value type.
 #pragma once
 
-#include <cstdint>
 #include <string>
-#include <string_view>
-#include <variant>
-#include <vector>
 
 #include "hookd/result.hpp"
-#include "store/paging.hpp"
 #include "store/postgres/pg_connection.hpp"
+#include "store/select_query.hpp"
 
 namespace hookd::store::postgres {
 
-class PgQuery {
+class PgQuery : public SelectQuery {
  public:
-  using Value = std::variant<std::int64_t, std::string>;
+  explicit PgQuery(std::string select_from)
+      : SelectQuery(std::move(select_from), Marks::kNumbered) {}
 
-  explicit PgQuery(std::string select_from) : sql_(std::move(select_from)) {}
-
-  // Adds "AND <condition>" (the first one becomes WHERE); each `?` takes the next value.
-  PgQuery& where(std::string_view condition, std::vector<Value> values = {});
-  // Cursor + order + LIMIT limit+1 (one extra row tells whether more exist).
-  PgQuery& page(const PageRequest& req, std::string_view id_column = "id");
-
-  Result<Rows> run(PgConnection& conn) const { return conn.query(sql_, params_); }
-
- private:
-  std::string sql_;
-  bool has_where_ = false;
-  Params params_;
+  Result<Rows> run(PgConnection& conn) const;
 };
 
 }  // namespace hookd::store::postgres
