@@ -3,18 +3,21 @@
 #include <nlohmann/json.hpp>
 
 namespace hookd::store {
+namespace {
+
+std::string endpoint_disabled_json(const Endpoint& ep) {
+  nlohmann::json j = {{"disabled", ep.disabled}};
+  j["disabledReason"] = ep.disabled_reason ? nlohmann::json(*ep.disabled_reason) : nullptr;
+  return j.dump();
+}
+
+}  // namespace
 
 std::string delivery_state_json(const Delivery& d) {
   return nlohmann::json{{"status", std::string(to_string(d.status))},
                         {"endpoint_id", d.endpoint_id},
                         {"attempts", d.attempts}}
       .dump();
-}
-
-std::string endpoint_disabled_json(const Endpoint& ep) {
-  nlohmann::json j = {{"disabled", ep.disabled}};
-  j["disabledReason"] = ep.disabled_reason ? nlohmann::json(*ep.disabled_reason) : nullptr;
-  return j.dump();
 }
 
 std::string resend_state_json(const Delivery& d) {
@@ -40,6 +43,13 @@ AuditEntry delivery_audit(AuditEntry audit, const Delivery& before, const Delive
   audit.target_id = before.id;
   if (!audit.before) audit.before = delivery_state_json(before);
   if (!audit.after) audit.after = delivery_state_json(after);
+  return audit;
+}
+
+AuditEntry endpoint_disabled_audit(AuditEntry audit, const Endpoint& before,
+                                   const Endpoint& after) {
+  audit.before = endpoint_disabled_json(before);
+  audit.after = endpoint_disabled_json(after);
   return audit;
 }
 

@@ -1,6 +1,6 @@
 // The audit entries both backends write inside their transactions (A30): the before/after
-// state documents of a delivery, an endpoint's enable/disable state, a resend and a recover,
-// and how a caller's entry is completed with what only the transaction knows.
+// state documents of a delivery, an endpoint's enable/disable transition, a resend and a
+// recover, and how a caller's entry is completed with what only the transaction knows.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -13,8 +13,6 @@ namespace hookd::store {
 
 // The audit-visible state of a delivery as a JSON object (status, endpoint, attempts).
 std::string delivery_state_json(const Delivery& d);
-// An endpoint's enable/disable state: {"disabled": ..., "disabledReason": ... or null}.
-std::string endpoint_disabled_json(const Endpoint& ep);
 // What a resend created: {"delivery": id, "endpoint_id": ..., "status": ...}.
 std::string resend_state_json(const Delivery& d);
 // What a recover did: {"status": "pending", "recovered": n}.
@@ -26,5 +24,8 @@ AuditEntry completed_audit(AuditEntry audit, const std::string& new_id,
 // `audit` for one delivery of a dead-letter replay / discard: targets `before`'s id and
 // fills a missing before/after with the delivery's state documents.
 AuditEntry delivery_audit(AuditEntry audit, const Delivery& before, const Delivery& after);
+// `audit` for an endpoint's enable/disable transition: before/after become the row's
+// {"disabled": ..., "disabledReason": ... or null} as it was and became.
+AuditEntry endpoint_disabled_audit(AuditEntry audit, const Endpoint& before, const Endpoint& after);
 
 }  // namespace hookd::store

@@ -21,6 +21,21 @@ bool routes_to(const EndpointRoute& ep, const NewMessage& msg) {
                      [&](const std::string& ch) { return contains(*ep.channels, ch); });
 }
 
+Message new_message(const NewMessage& in, std::string id, Millis now) {
+  return Message{
+      .id = std::move(id),
+      .app_id = in.app_id,
+      .event_type = in.event_type,
+      .event_id = in.event_id,
+      .channels = in.channels,
+      .payload = in.payload,
+      .ordering_key = in.ordering_key,
+      .sequence = std::nullopt,
+      .created_at = now,
+      .tags = in.tags,
+  };
+}
+
 Delivery new_delivery(const Message& msg, const std::string& endpoint_id, std::string id,
                       Millis now) {
   Delivery d;

@@ -1,6 +1,6 @@
-// What a publish writes, the same on every backend: which of an application's enabled
-// endpoints a message goes to (Svix filter semantics), and the delivery row created for
-// each. Thread-safety: pure functions.
+// What a publish writes, the same on every backend: the message row, which of the
+// application's enabled endpoints it goes to (Svix filter semantics), and the delivery row
+// created for each. Thread-safety: pure functions.
 #pragma once
 
 #include <optional>
@@ -22,6 +22,9 @@ struct EndpointRoute {
 // No filter = every event type; an endpoint with channels only receives messages carrying
 // at least one of them.
 bool routes_to(const EndpointRoute& ep, const NewMessage& msg);
+
+// The message row of `in` (no sequence yet: an ordering key's is assigned after the insert).
+Message new_message(const NewMessage& in, std::string id, Millis now);
 
 // The `pending` delivery of `msg` to `endpoint_id`, due at `now`.
 Delivery new_delivery(const Message& msg, const std::string& endpoint_id, std::string id,

@@ -140,9 +140,7 @@ Result<EndpointTransition> PgStore::set_endpoint_disabled(const std::string& app
     if (rows.affected() == 0) return EndpointTransition{std::move(before), false};
     HOOKD_TRY(after, load_endpoint(c, app_id, id));
     if (audit) {
-      audit->before = endpoint_disabled_json(before);
-      audit->after = endpoint_disabled_json(after);
-      HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
+      HOOKD_CHECK(append_audit_in_tx(c, endpoint_disabled_audit(*audit, before, after), now));
     }
     return EndpointTransition{std::move(after), true};
   });

@@ -153,16 +153,7 @@ Result<PublishOutcome> PgStore::publish_in_tx(PgConnection& c, const NewMessage&
 
   PublishOutcome out;
   Message& m = out.message;
-  m = Message{ids_.next(id_prefix::kMessage),
-              in.app_id,
-              in.event_type,
-              in.event_id,
-              in.channels,
-              in.payload,
-              in.ordering_key,
-              std::nullopt,
-              now,
-              in.tags};
+  m = new_message(in, ids_.next(id_prefix::kMessage), now);
   // ON CONFLICT DO NOTHING: a duplicate event id is detected by the unique key (and waits
   // for a concurrent insert of the same key to commit or roll back).
   Params p;
@@ -230,9 +221,7 @@ Status PgStore::publish_items_in_tx(PgConnection& c, const std::vector<NewMessag
   std::vector<Message> messages;
   for (std::size_t i : bulk) {
     const NewMessage& in = msgs[i];
-    messages.push_back(Message{ids_.next(id_prefix::kMessage), in.app_id, in.event_type,
-                               in.event_id, in.channels, in.payload, std::nullopt, std::nullopt,
-                               now, in.tags});
+    messages.push_back(new_message(in, ids_.next(id_prefix::kMessage), now));  // no key
   }
   HOOKD_TRY(inserted, insert_messages(c, messages, now));
   std::vector<Delivery> deliveries;

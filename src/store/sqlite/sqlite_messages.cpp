@@ -72,16 +72,7 @@ Result<PublishOutcome> SqliteStore::publish_in_tx(Connection& c, const NewMessag
 
   PublishOutcome out;
   Message& m = out.message;
-  m = Message{ids_.next(id_prefix::kMessage),
-              in.app_id,
-              in.event_type,
-              in.event_id,
-              in.channels,
-              in.payload,
-              in.ordering_key,
-              std::nullopt,
-              now,
-              in.tags};
+  m = new_message(in, ids_.next(id_prefix::kMessage), now);
   // Insert first, ON CONFLICT DO NOTHING: a duplicate event id is detected by the unique
   // key, never by select-then-insert.
   HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO messages ({}) VALUES (?,?,?,?,?,?,?,?,?,?) "
