@@ -162,6 +162,28 @@ inline constexpr auto read_inbox = [](const RowSource auto& s) {
   return e;
 };
 
+inline constexpr auto read_inbox_history = [](const RowSource auto& s) {
+  auto from = s.opt_text(2);
+  return InboxHistoryEntry{
+      .inbox_id = s.text(0),
+      .at = s.int64(1),
+      .from = from ? inbox_status_from(*from) : std::nullopt,
+      .to = inbox_status_from(s.text(3)).value_or(InboxStatus::kReceived),
+      .note = s.text(4),
+  };
+};
+
+inline constexpr auto read_inbox_entity = [](const RowSource auto& s) {
+  return InboxEntity{
+      .source = s.text(0),
+      .entity_key = s.text(1),
+      .last_sequence = s.opt_int64(2),
+      .state = s.opt_text(3),
+      .terminal = s.boolean(4),
+      .updated_at = s.int64(5),
+  };
+};
+
 inline constexpr auto read_idempotency = [](const RowSource auto& s) {
   IdempotencyRecord r;
   r.scope = s.text(0);

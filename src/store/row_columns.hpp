@@ -37,6 +37,12 @@ inline constexpr std::string_view kInboxColumns =
     "processed_at, status, attempts, next_attempt_at, lease_owner, lease_until, depends_on, "
     "last_error, headers, payload";
 
+inline constexpr std::string_view kInboxHistoryColumns =
+    "inbox_id, at, from_status, to_status, note";
+
+inline constexpr std::string_view kInboxEntityColumns =
+    "source, entity_key, last_sequence, state, terminal, updated_at";
+
 inline constexpr std::string_view kIdemColumns =
     "scope, key, fingerprint, state, response_status, response_headers, response_body, "
     "created_at, updated_at, expires_at";

@@ -104,31 +104,22 @@ Result<int> PgStore::inbox_release_leases(const std::string& lease_owner) {
 
 Result<std::vector<InboxHistoryEntry>> PgStore::inbox_history(const std::string& id) {
   return read([&](PgConnection& c) -> Result<std::vector<InboxHistoryEntry>> {
-    HOOKD_TRY(rows, c.query("SELECT inbox_id, at, from_status, to_status, note FROM inbox_history "
-                            "WHERE inbox_id = $1 ORDER BY seq",
+    HOOKD_TRY(rows, c.query(fmt::format("SELECT {} FROM inbox_history WHERE inbox_id = $1 "
+                                        "ORDER BY seq",
+                                        kInboxHistoryColumns),
                             Params().add(id)));
-    return collect<InboxHistoryEntry>(rows, [](const Row& s) {
-      auto from = s.opt_text(2);
-      return InboxHistoryEntry{
-          s.text(0), s.int64(1), from ? inbox_status_from(*from) : std::nullopt,
-          inbox_status_from(s.text(3)).value_or(InboxStatus::kReceived), s.text(4)};
-    });
+    return collect<InboxHistoryEntry>(rows, read_inbox_history);
   });
 }
 
 Result<InboxEntity> PgStore::inbox_entity(const std::string& source,
                                           const std::string& entity_key) {
   return read([&](PgConnection& c) -> Result<InboxEntity> {
-    HOOKD_TRY(rows, c.query("SELECT source, entity_key, last_sequence, state, terminal, "
-                            "updated_at FROM inbox_entities WHERE source = $1 AND entity_key = $2",
+    HOOKD_TRY(rows, c.query(fmt::format("SELECT {} FROM inbox_entities WHERE source = $1 AND "
+                                        "entity_key = $2",
+                                        kInboxEntityColumns),
                             Params().add_all(source, entity_key)));
-    return single<InboxEntity>(
-        rows,
-        [](const Row& s) {
-          return InboxEntity{s.text(0),     s.text(1),    s.opt_int64(2),
-                             s.opt_text(3), s.boolean(4), s.int64(5)};
-        },
-        "inbox entity");
+    return single<InboxEntity>(rows, read_inbox_entity, "inbox entity");
   });
 }
 

@@ -268,31 +268,22 @@ Result<int> SqliteStore::inbox_release_leases(const std::string& lease_owner) {
 
 Result<std::vector<InboxHistoryEntry>> SqliteStore::inbox_history(const std::string& id) {
   return read([&](Connection& c) -> Result<std::vector<InboxHistoryEntry>> {
-    HOOKD_TRY(q, c.prepare("SELECT inbox_id, at, from_status, to_status, note FROM inbox_history "
-                           "WHERE inbox_id = ? ORDER BY seq"));
+    HOOKD_TRY(q,
+              c.prepare(fmt::format("SELECT {} FROM inbox_history WHERE inbox_id = ? ORDER BY seq",
+                                    kInboxHistoryColumns)));
     q.bind_all(id);
-    return collect<InboxHistoryEntry>(q, [](const Stmt& s) {
-      auto from = s.opt_text(2);
-      return InboxHistoryEntry{
-          s.text(0), s.int64(1), from ? inbox_status_from(*from) : std::nullopt,
-          inbox_status_from(s.text(3)).value_or(InboxStatus::kReceived), s.text(4)};
-    });
+    return collect<InboxHistoryEntry>(q, read_inbox_history);
   });
 }
 
 Result<InboxEntity> SqliteStore::inbox_entity(const std::string& source,
                                               const std::string& entity_key) {
   return read([&](Connection& c) -> Result<InboxEntity> {
-    HOOKD_TRY(q, c.prepare("SELECT source, entity_key, last_sequence, state, terminal, updated_at "
-                           "FROM inbox_entities WHERE source = ? AND entity_key = ?"));
+    HOOKD_TRY(q, c.prepare(fmt::format(
+                     "SELECT {} FROM inbox_entities WHERE source = ? AND entity_key = ?",
+                     kInboxEntityColumns)));
     q.bind_all(source, entity_key);
-    return single<InboxEntity>(
-        q,
-        [](const Stmt& s) {
-          return InboxEntity{s.text(0),     s.text(1),       s.opt_int64(2),
-                             s.opt_text(3), s.int64(4) != 0, s.int64(5)};
-        },
-        "inbox entity");
+    return single<InboxEntity>(q, read_inbox_entity, "inbox entity");
   });
 }
 
