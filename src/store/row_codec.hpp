@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "store/model.hpp"
+#include "store/row_columns.hpp"
 
 namespace hookd::store {
 
@@ -119,6 +121,18 @@ inline constexpr auto read_delivery = [](const RowSource auto& s) {
   d.updated_at = s.int64(16);
   return d;
 };
+
+// A claimed delivery: its columns, then its endpoint's revision as of the claim.
+inline constexpr auto read_claimed_delivery = [](const RowSource auto& s) {
+  Delivery d = read_delivery(s);
+  d.endpoint_revision = s.opt_int64(kDeliveryColumnCount);
+  return d;
+};
+
+// The order a claim hands deliveries out in (RETURNING has none): oldest due first.
+inline bool oldest_due_first(const Delivery& a, const Delivery& b) {
+  return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
+}
 
 inline constexpr auto read_attempt = [](const RowSource auto& s) {
   Attempt a;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <tuple>
 #include <unordered_map>
 
 #include "hookd/ids.hpp"
@@ -91,21 +90,8 @@ Params claim_params(const ClaimRequest& req, Millis now) {
   return Params().add_all(req.lease_owner, now + req.lease_ms, now, std::max(req.limit, 0));
 }
 
-namespace {
-bool oldest_due_first(const Delivery& a, const Delivery& b) {
-  return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
-}
-
-Delivery read_claimed(const Row& row) {
-  Delivery d = read_delivery(row);
-  d.endpoint_revision = row.opt_int64(kDeliveryColumnCount);
-  return d;
-}
-
-}  // namespace
-
 std::vector<Delivery> claimed_deliveries(const Rows& rows) {
-  auto out = collect<Delivery>(rows, read_claimed);
+  auto out = collect<Delivery>(rows, read_claimed_delivery);
   std::sort(out.begin(), out.end(), oldest_due_first);
   return out;
 }
@@ -116,7 +102,7 @@ void read_claimed_with_messages(const Rows& rows, std::vector<Delivery>& claimed
   std::vector<Delivery> deliveries;
   deliveries.reserve(order.size());
   for (int i = 0; i < rows.size(); ++i) {
-    deliveries.push_back(read_claimed(Row{rows, i}));
+    deliveries.push_back(read_claimed_delivery(Row{rows, i}));
     order[static_cast<std::size_t>(i)] = i;
   }
   std::sort(order.begin(), order.end(), [&](int a, int b) {

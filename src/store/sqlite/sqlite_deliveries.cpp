@@ -2,7 +2,6 @@
 // ordering key), record an attempt and the next state in one transaction, release leases.
 #include <fmt/format.h>
 #include <algorithm>
-#include <tuple>
 
 #include "hookd/ids.hpp"
 #include "hookd/result.hpp"
@@ -59,15 +58,8 @@ Result<std::vector<Delivery>> SqliteStore::claim_in_tx(Connection& c, const Clai
                                                        Millis now) {
   HOOKD_TRY(q, c.prepare(fmt::format(kClaimSql, kDeliveryColumns)));
   q.bind_all(req.lease_owner, now + req.lease_ms, now, std::max(req.limit, 0));
-  HOOKD_TRY(rows, collect<Delivery>(q, [](const Stmt& s) {
-              Delivery d = read_delivery(s);
-              d.endpoint_revision = s.opt_int64(kDeliveryColumnCount);
-              return d;
-            }));
-  // RETURNING has no defined order: oldest due first.
-  std::sort(rows.begin(), rows.end(), [](const Delivery& a, const Delivery& b) {
-    return std::tie(a.next_attempt_at, a.id) < std::tie(b.next_attempt_at, b.id);
-  });
+  HOOKD_TRY(rows, collect<Delivery>(q, read_claimed_delivery));
+  std::sort(rows.begin(), rows.end(), oldest_due_first);
   return std::move(rows);
 }
 
