@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "hookd/result.hpp"
+#include "store/list_filters.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
 #include "store/postgres/pg_store.hpp"
@@ -31,11 +32,7 @@ Status require_endpoint_of_app(PgConnection& c, const std::string& endpoint_id,
 Result<Page<Delivery>> PgStore::list_dead(const DeadLetterFilter& filter, const PageRequest& page) {
   return read([&](PgConnection& c) -> Result<Page<Delivery>> {
     PgQuery q(fmt::format("SELECT {} FROM deliveries", kDeliveryColumns));
-    q.where("status = 'dead'");
-    if (filter.app_id) q.where("app_id = ?", {*filter.app_id});
-    if (filter.endpoint_id) q.where("endpoint_id = ?", {*filter.endpoint_id});
-    if (filter.since) q.where("updated_at >= ?", {*filter.since});
-    if (filter.until) q.where("updated_at < ?", {*filter.until});
+    filter_dead_letters(q, filter);
     q.page(page);
     HOOKD_TRY(rows, q.run(c));
     return make_page(collect<Delivery>(rows, read_delivery), page,

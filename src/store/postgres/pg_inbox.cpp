@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "hookd/result.hpp"
+#include "store/list_filters.hpp"
 #include "store/postgres/pg_inbox_sql.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
@@ -72,9 +73,7 @@ Result<InboxEvent> PgStore::inbox_find(const std::string& source, const std::str
 Result<Page<InboxEvent>> PgStore::inbox_list(const InboxFilter& filter, const PageRequest& page) {
   return read([&](PgConnection& c) -> Result<Page<InboxEvent>> {
     PgQuery q(fmt::format("SELECT {} FROM inbox", kInboxColumns));
-    if (filter.source) q.where("source = ?", {*filter.source});
-    if (filter.status) q.where("status = ?", {std::string(to_string(*filter.status))});
-    if (filter.entity_key) q.where("entity_key = ?", {*filter.entity_key});
+    filter_inbox(q, filter);
     q.page(page);
     HOOKD_TRY(rows, q.run(c));
     return make_page(collect<InboxEvent>(rows, read_inbox), page,

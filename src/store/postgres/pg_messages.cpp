@@ -11,6 +11,7 @@
 
 #include "hookd/ids.hpp"
 #include "hookd/result.hpp"
+#include "store/list_filters.hpp"
 #include "store/postgres/pg_arrays.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
@@ -19,6 +20,12 @@
 
 namespace hookd::store::postgres {
 namespace {
+
+constexpr JsonMembership kJsonMembership{
+    .channel =
+        "EXISTS (SELECT 1 FROM json_array_elements_text(messages.channels::json) ch WHERE ch = ?)",
+    .tag = "EXISTS (SELECT 1 FROM json_array_elements_text(messages.tags::json) tg WHERE tg = ?)",
+};
 
 // The application's enabled endpoints; nullopt when the application does not exist.
 using Routes = std::optional<std::vector<EndpointRoute>>;
@@ -304,30 +311,7 @@ Result<Page<Message>> PgStore::list_messages(const std::string& app_id, const Me
                                              const PageRequest& page) {
   return read([&](PgConnection& c) -> Result<Page<Message>> {
     PgQuery q(fmt::format("SELECT {} FROM messages", kMessageColumns));
-    q.where("app_id = ?", {app_id});
-    if (filter.event_types && !filter.event_types->empty()) {
-      std::string marks;
-      std::vector<PgQuery::Value> values;
-      for (const auto& t : *filter.event_types) {
-        marks += marks.empty() ? "?" : ",?";
-        values.emplace_back(t);
-      }
-      q.where(fmt::format("event_type IN ({})", marks), std::move(values));
-    }
-    if (filter.channel) {
-      q.where(
-          "EXISTS (SELECT 1 FROM json_array_elements_text(messages.channels::json) ch "
-          "WHERE ch = ?)",
-          {*filter.channel});
-    }
-    if (filter.tag) {
-      q.where(
-          "EXISTS (SELECT 1 FROM json_array_elements_text(messages.tags::json) tg "
-          "WHERE tg = ?)",
-          {*filter.tag});
-    }
-    if (filter.since) q.where("created_at >= ?", {*filter.since});
-    if (filter.before) q.where("created_at < ?", {*filter.before});
+    filter_messages(q, app_id, filter, kJsonMembership);
     q.page(page);
     HOOKD_TRY(rows, q.run(c));
     return make_page(collect<Message>(rows, read_message), page,

@@ -4,6 +4,7 @@
 
 #include "hookd/ids.hpp"
 #include "hookd/result.hpp"
+#include "store/list_filters.hpp"
 #include "store/postgres/pg_migrations.hpp"
 #include "store/postgres/pg_query.hpp"
 #include "store/postgres/pg_rows.hpp"
@@ -58,9 +59,7 @@ Result<AuditEntry> PgStore::append_audit(AuditEntry entry) {
 Result<Page<AuditEntry>> PgStore::list_audit(const AuditFilter& filter, const PageRequest& page) {
   return read([&](PgConnection& c) -> Result<Page<AuditEntry>> {
     PgQuery q(fmt::format("SELECT {} FROM audit_log", kAuditColumns));
-    if (filter.actor) q.where("actor = ?", {*filter.actor});
-    if (filter.action) q.where("action = ?", {*filter.action});
-    if (filter.target_id) q.where("target_id = ?", {*filter.target_id});
+    filter_audit(q, filter);
     q.page(page);
     HOOKD_TRY(rows, q.run(c));
     return make_page(collect<AuditEntry>(rows, read_audit), page,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "hookd/result.hpp"
+#include "store/list_filters.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -30,11 +31,7 @@ Result<Page<Delivery>> SqliteStore::list_dead(const DeadLetterFilter& filter,
                                               const PageRequest& page) {
   return read([&](Connection& c) -> Result<Page<Delivery>> {
     Query q(fmt::format("SELECT {} FROM deliveries", kDeliveryColumns));
-    q.where("status = 'dead'");
-    if (filter.app_id) q.where("app_id = ?", {*filter.app_id});
-    if (filter.endpoint_id) q.where("endpoint_id = ?", {*filter.endpoint_id});
-    if (filter.since) q.where("updated_at >= ?", {*filter.since});
-    if (filter.until) q.where("updated_at < ?", {*filter.until});
+    filter_dead_letters(q, filter);
     q.page(page);
     HOOKD_TRY(stmt, q.prepare(c));
     HOOKD_TRY(rows, collect<Delivery>(stmt, read_delivery));

@@ -7,6 +7,7 @@
 #include "hookd/ids.hpp"
 #include "hookd/result.hpp"
 #include "store/inbox_round_steps.hpp"
+#include "store/list_filters.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -204,9 +205,7 @@ Result<Page<InboxEvent>> SqliteStore::inbox_list(const InboxFilter& filter,
                                                  const PageRequest& page) {
   return read([&](Connection& c) -> Result<Page<InboxEvent>> {
     Query q(fmt::format("SELECT {} FROM inbox", kInboxColumns));
-    if (filter.source) q.where("source = ?", {*filter.source});
-    if (filter.status) q.where("status = ?", {std::string(to_string(*filter.status))});
-    if (filter.entity_key) q.where("entity_key = ?", {*filter.entity_key});
+    filter_inbox(q, filter);
     q.page(page);
     HOOKD_TRY(stmt, q.prepare(c));
     HOOKD_TRY(rows, collect<InboxEvent>(stmt, read_inbox));

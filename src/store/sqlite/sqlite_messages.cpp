@@ -4,6 +4,7 @@
 
 #include "hookd/ids.hpp"
 #include "hookd/result.hpp"
+#include "store/list_filters.hpp"
 #include "store/publish_rules.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
@@ -11,6 +12,11 @@
 
 namespace hookd::store::sqlite {
 namespace {
+
+constexpr JsonMembership kJsonMembership{
+    .channel = "EXISTS (SELECT 1 FROM json_each(messages.channels) WHERE value = ?)",
+    .tag = "EXISTS (SELECT 1 FROM json_each(messages.tags) WHERE value = ?)",
+};
 
 Result<std::vector<EndpointRoute>> enabled_endpoints(Connection& c, const std::string& app_id) {
   HOOKD_TRY(q, c.prepare("SELECT id, filter_types, channels FROM endpoints "
@@ -153,25 +159,7 @@ Result<Page<Message>> SqliteStore::list_messages(const std::string& app_id,
                                                  const PageRequest& page) {
   return read([&](Connection& c) -> Result<Page<Message>> {
     Query q(fmt::format("SELECT {} FROM messages", kMessageColumns));
-    q.where("app_id = ?", {app_id});
-    if (filter.event_types && !filter.event_types->empty()) {
-      std::string marks;
-      std::vector<Query::Value> values;
-      for (const auto& t : *filter.event_types) {
-        marks += marks.empty() ? "?" : ",?";
-        values.emplace_back(t);
-      }
-      q.where(fmt::format("event_type IN ({})", marks), std::move(values));
-    }
-    if (filter.channel) {
-      q.where("EXISTS (SELECT 1 FROM json_each(messages.channels) WHERE value = ?)",
-              {*filter.channel});
-    }
-    if (filter.tag) {
-      q.where("EXISTS (SELECT 1 FROM json_each(messages.tags) WHERE value = ?)", {*filter.tag});
-    }
-    if (filter.since) q.where("created_at >= ?", {*filter.since});
-    if (filter.before) q.where("created_at < ?", {*filter.before});
+    filter_messages(q, app_id, filter, kJsonMembership);
     q.page(page);
     HOOKD_TRY(stmt, q.prepare(c));
     HOOKD_TRY(rows, collect<Message>(stmt, read_message));

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "hookd/result.hpp"
+#include "store/list_filters.hpp"
 #include "store/sqlite/migrations.hpp"
 #include "store/sqlite/query.hpp"
 #include "store/sqlite/rows.hpp"
@@ -103,9 +104,7 @@ Result<Page<AuditEntry>> SqliteStore::list_audit(const AuditFilter& filter,
                                                  const PageRequest& page) {
   return read([&](Connection& c) -> Result<Page<AuditEntry>> {
     Query q(fmt::format("SELECT {} FROM audit_log", kAuditColumns));
-    if (filter.actor) q.where("actor = ?", {*filter.actor});
-    if (filter.action) q.where("action = ?", {*filter.action});
-    if (filter.target_id) q.where("target_id = ?", {*filter.target_id});
+    filter_audit(q, filter);
     q.page(page);
     HOOKD_TRY(stmt, q.prepare(c));
     HOOKD_TRY(rows, collect<AuditEntry>(stmt, read_audit));

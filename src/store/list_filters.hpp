@@ -1,0 +1,27 @@
+// The WHERE conditions of the filtered lists, the same on both backends so that a filter
+// means the same everywhere: each adds its conditions (written with `?`) to a SelectQuery
+// that starts as "SELECT <columns> FROM <table>". Only a JSON list's membership test is
+// dialect: the backend passes it. Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "store/select_query.hpp"
+#include "store/store.hpp"
+
+namespace hookd::store {
+
+// How a backend tests "this JSON list column of messages holds ?".
+struct JsonMembership {
+  std::string_view channel;  // messages.channels holds ?
+  std::string_view tag;      // messages.tags holds ?
+};
+
+void filter_messages(SelectQuery& q, const std::string& app_id, const MessageFilter& filter,
+                     const JsonMembership& json);
+void filter_dead_letters(SelectQuery& q, const DeadLetterFilter& filter);
+void filter_inbox(SelectQuery& q, const InboxFilter& filter);
+void filter_audit(SelectQuery& q, const AuditFilter& filter);
+
+}  // namespace hookd::store
