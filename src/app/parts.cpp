@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "app/module_options.hpp"
 #include "app/store_factory.hpp"
 #include "app/store_gauges.hpp"
 #include "core/address_policy.hpp"
@@ -82,7 +83,7 @@ Status App::Parts::build(AppOptions options) {
   register_store_gauges(registry, *store, clock);
   if (auto client_built = build_client(); !client_built) return client_built;
   build_dispatcher();
-  build_api();
+  if (auto api_built = build_api(); !api_built) return api_built;
   auto inbound_built =
       InboundParts::build({config, *store, dispatch_clock, dispatch_random, registry, metrics.get(),
                            logger.get(), dispatcher_options.node_id});
@@ -134,10 +135,13 @@ void App::Parts::build_dispatcher() {
                                                    metrics.get(), logger.get(), rounds.get()});
 }
 
-void App::Parts::build_api() {
-  api = std::make_unique<api::Api>(api::ApiDeps{*store, config, clock, api_random, metrics.get(),
-                                                &registry, logger.get(), api::ApiOptions{},
+Status App::Parts::build_api() {
+  auto options = api_options(config);
+  if (!options) return std::unexpected(options.error());
+  api = std::make_unique<api::Api>(api::ApiDeps{*store, clock, api_random, metrics.get(), &registry,
+                                                logger.get(), std::move(*options),
                                                 [this] { dispatcher->wake(); }});
+  return {};
 }
 
 // Every API request goes to the Api. A publish wakes the dispatcher through ApiDeps::
