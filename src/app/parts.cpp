@@ -128,7 +128,7 @@ void App::Parts::build_dispatcher() {
   sender = std::make_unique<outbound::HttpClientSender>(*client);
   // One SQLite writer: the round joins the publishes' commit. PostgreSQL: its own.
   if (store->single_writer()) rounds = std::make_unique<RoundsThroughApi>(*this);
-  dispatcher_options = outbound::DispatcherOptions::from(config);
+  dispatcher_options = app::dispatcher_options(config);
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(
       dispatcher_options, outbound::DispatcherDeps{*store, *sender, dispatch_clock, dispatch_random,
