@@ -1,11 +1,18 @@
 // The composition root's translation of the validated Config into each module's own plain
-// options, so the modules never read config/ themselves.
+// options: api, outbound, inbound and the HTTP server never read config/ themselves.
 // Thread-safety: pure functions.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "api/api.hpp"
+#include "app/listen_address.hpp"
 #include "config/config.hpp"
 #include "hookd/result.hpp"
+#include "inbound/forwarder.hpp"
+#include "inbound/source_settings.hpp"
+#include "net/http_server.hpp"
 #include "outbound/dispatcher.hpp"
 
 namespace hookd::app {
@@ -16,5 +23,20 @@ Result<api::ApiOptions> api_options(const config::Config& config);
 
 // [delivery] (and [server] shutdown_grace). node_id keeps its default: the caller sets it.
 outbound::DispatcherOptions dispatcher_options(const config::Config& config);
+
+// One [[source]]: its scheme as the core's SchemeOptions (or hookd's own Verification), the
+// event-id location (the configured one, else the scheme's default), its retry policy.
+inbound::SourceSettings source_settings(const config::SourceConfig& source);
+std::vector<inbound::SourceSettings> source_settings(
+    const std::vector<config::SourceConfig>& sources);
+
+// The forwarder's options from [delivery] and [server]; its lease owner is
+// "<node_id>/forwarder".
+inbound::ForwarderOptions forwarder_options(const config::Config& config,
+                                            const std::string& node_id);
+
+// [server] on the parsed listen address; io_threads 0 = the hardware's threads (at least 2).
+net::HttpServerOptions server_options(const config::ServerConfig& server,
+                                      const ListenAddress& listen);
 
 }  // namespace hookd::app

@@ -2,10 +2,8 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <thread>
 
 #include "app/module_options.hpp"
 #include "app/store_factory.hpp"
@@ -33,26 +31,6 @@ ops::LogLevel to_ops(config::LogLevel level) {
       return ops::LogLevel::kOff;
   }
   return ops::LogLevel::kInfo;
-}
-
-int io_threads(int configured) {
-  if (configured > 0) return configured;
-  return static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
-}
-
-net::HttpServerOptions server_options(const config::ServerConfig& server,
-                                      const ListenAddress& listen) {
-  net::HttpServerOptions options;
-  options.listen_address = listen.host;
-  options.port = listen.port;
-  options.io_threads = io_threads(server.io_threads);
-  options.max_header_bytes = server.max_header_bytes;
-  options.max_body_bytes = server.max_body_bytes;
-  options.max_target_bytes = server.max_url_bytes;
-  options.max_connections = static_cast<std::size_t>(server.max_connections);
-  options.request_read_timeout = server.read_timeout;
-  options.idle_timeout = server.idle_timeout;
-  return options;
 }
 
 // The dispatcher's lease owner is "<node id>/dispatcher"; the host name keeps it stable
