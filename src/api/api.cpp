@@ -33,7 +33,7 @@ Result<store::DispatchRoundResult> Api::commit_round(store::DispatchRound round)
 
 Api::Impl::Impl(ApiDeps deps)
     : deps_(std::move(deps)),
-      auth_(deps_.config.auth.tokens),
+      auth_(deps_.options.tokens),
       batcher_(deps_.store, deps_.options.publish_max_batch, deps_.options.publish_max_queue,
                deps_.on_published) {
   if (deps_.registry != nullptr) {
@@ -51,9 +51,6 @@ Api::Impl::Impl(ApiDeps deps)
 }
 
 Status Api::Impl::start() {
-  auto policy = AddressPolicy::from_strings(deps_.config.ssrf.allowed_subnets);
-  if (!policy) return std::unexpected(policy.error());
-  address_policy_ = std::move(*policy);
   batcher_.start();
   running_ = true;
   return {};
@@ -121,7 +118,7 @@ void Api::Impl::dispatch(Call call, const Route& route, Respond respond) {
 }
 
 std::expected<nlohmann::json, ApiError> Api::Impl::body_of(const Call& call) const {
-  return parse_json_object(call.request.body, deps_.config.server.max_json_depth);
+  return parse_json_object(call.request.body, deps_.options.max_json_depth);
 }
 
 std::expected<store::PageRequest, ApiError> Api::Impl::page_of(const Call& call,

@@ -18,8 +18,10 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <vector>
 
-#include "config/config.hpp"
+#include "api/auth.hpp"
+#include "core/address_policy.hpp"
 #include "hookd/result.hpp"
 #include "net/http_types.hpp"
 #include "store/clock.hpp"
@@ -54,11 +56,13 @@ struct ApiOptions {
   std::size_t publish_max_queue = 10'000;  // queued publishes; beyond → 503
   std::chrono::milliseconds idempotency_ttl = std::chrono::hours(24);
   std::chrono::milliseconds secret_rotation_grace = std::chrono::hours(24);  // old key signs
+  std::vector<TokenEntry> tokens;  // Bearer tokens; none = every authenticated route is 401
+  int max_json_depth = 64;         // nesting of JSON bodies parsed; deeper → 400
+  AddressPolicy address_policy{};  // endpoint URLs must pass it (SSRF)
 };
 
 struct ApiDeps {
   store::Store& store;
-  const config::Config& config;  // auth.tokens, server limits, ssrf allow-list
   store::Clock& clock;
   RandomSource& random;
   ops::HookdMetrics* metrics = nullptr;  // optional: idempotency outcomes
@@ -77,7 +81,7 @@ class Api {
   Api(const Api&) = delete;
   Api& operator=(const Api&) = delete;
 
-  // Checks the configuration (ssrf allow-list) and starts the publish committer thread.
+  // Starts the publish committer thread.
   Status start();
   // Answers every queued publish (committing them), then stops the committer. Idempotent.
   void stop();

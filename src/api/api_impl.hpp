@@ -140,7 +140,6 @@ class Api::Impl {
   TokenAuth auth_;
   Router router_;
   PublishBatcher batcher_;
-  AddressPolicy address_policy_;
   std::atomic<bool> running_{false};
 
   // Optional metrics (null without a registry).

@@ -24,7 +24,7 @@ std::string sha256_hex(std::string_view data) {
   return hex_encode(ByteView(digest.data(), digest.size()));
 }
 
-TokenAuth::TokenAuth(const std::vector<config::ApiToken>& tokens) {
+TokenAuth::TokenAuth(const std::vector<TokenEntry>& tokens) {
   for (const auto& t : tokens) {
     if (!t.token.empty()) entries_.push_back({t.name, sha256(t.token)});
   }

@@ -13,9 +13,13 @@
 #include <string_view>
 #include <vector>
 
-#include "config/config.hpp"
-
 namespace hookd::api {
+
+// One API token: the secret and the name recorded as the actor in the audit log.
+struct TokenEntry {
+  std::string name;
+  std::string token;
+};
 
 using Sha256 = std::array<std::uint8_t, 32>;
 Sha256 sha256(std::string_view data);
@@ -23,7 +27,7 @@ std::string sha256_hex(std::string_view data);
 
 class TokenAuth {
  public:
-  explicit TokenAuth(const std::vector<config::ApiToken>& tokens);
+  explicit TokenAuth(const std::vector<TokenEntry>& tokens);
 
   // The actor name for a valid `Authorization` header value, else nullopt.
   std::optional<std::string> authenticate(std::optional<std::string_view> authorization) const;

@@ -39,7 +39,7 @@ Reply Api::Impl::create_endpoint(Call& call) {
   if (!body) return std::unexpected(body.error());
   Fields f(*body);
   store::Endpoint ep;
-  auto secret = read_endpoint(f, ep, EndpointBody::kCreate, address_policy_);
+  auto secret = read_endpoint(f, ep, EndpointBody::kCreate, deps_.options.address_policy);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   ep.app_id = app->id;
   ep.secrets.current = secret.value_or(new_secret());
@@ -91,7 +91,8 @@ Reply Api::Impl::put_endpoint(Call& call) {
     fresh.disabled_reason = ep.disabled_reason;
     ep = std::move(fresh);
   }
-  read_endpoint(f, ep, patch ? EndpointBody::kPatch : EndpointBody::kUpdate, address_policy_);
+  read_endpoint(f, ep, patch ? EndpointBody::kPatch : EndpointBody::kUpdate,
+                deps_.options.address_policy);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   const bool want_disabled = ep.disabled;
   ep.disabled = existing.disabled;
@@ -152,7 +153,7 @@ Reply Api::Impl::rotate_endpoint_secret(Call& call) {
     nlohmann::json as_create = {{"secret", (*body)["key"]}};
     if (f.present("key")) {
       Fields g(as_create);
-      auto given = read_endpoint(g, scratch, EndpointBody::kCreate, address_policy_);
+      auto given = read_endpoint(g, scratch, EndpointBody::kCreate, deps_.options.address_policy);
       for (const auto& e : g.errors()) {
         if (e.field == "secret") f.add_error("key", e.message);
       }

@@ -113,7 +113,7 @@ std::expected<nlohmann::json, ApiError> body_or_empty(const std::string& body, i
 }  // namespace
 
 Reply Api::Impl::replay_dead(Call& call) {
-  auto body = body_or_empty(call.request.body, deps_.config.server.max_json_depth);
+  auto body = body_or_empty(call.request.body, deps_.options.max_json_depth);
   if (!body) return std::unexpected(body.error());
   return run_dlq_action(deps_.store, call.actor,
                         read_action(*body, call.param("delivery_id"), true), true);

@@ -1,7 +1,8 @@
 #include "app/inbound_parts.hpp"
 
-#include <algorithm>
 #include <chrono>
+
+#include "app/module_options.hpp"
 
 namespace hookd::app {
 namespace {
@@ -12,7 +13,7 @@ constexpr std::size_t kMaxQueue = 16384;
 }  // namespace
 
 Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
-  auto built = inbound::build_sources(deps.config.sources);
+  auto built = inbound::build_sources(source_settings(deps.config.sources));
   if (!built) return std::unexpected(built.error());
   std::map<std::string, std::shared_ptr<const inbound::Source>, std::less<>> sources;
   for (auto& s : *built) sources.emplace(s->name(), s);
@@ -38,17 +39,8 @@ Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
       },
       p->metrics_.get(), p->deps_.logger, config.server.max_json_depth});
 
-  inbound::ForwarderOptions options;
-  options.lease_owner = p->deps_.node_id + "/forwarder";
-  options.lease = config.delivery.lease_duration;
-  options.max_in_flight = std::max(1, config.delivery.workers);
-  options.claim_batch = std::max(1, config.delivery.claim_batch_size);
-  options.poll_interval = config.delivery.poll_interval;
-  options.timeout = config.delivery.timeout;
-  options.stop_grace = config.server.shutdown_grace;
-  options.nice = config.delivery.inbound_forward_nice;
   p->forwarder_ = std::make_unique<inbound::Forwarder>(
-      options,
+      forwarder_options(config, p->deps_.node_id),
       inbound::ForwarderDeps{p->deps_.store, *p->sender_, p->deps_.clock, p->deps_.random,
                              std::move(sources), p->metrics_.get(), p->deps_.logger,
                              // One writer (SQLite): rounds share the receiver's commits.

@@ -2,11 +2,10 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <thread>
 
+#include "app/module_options.hpp"
 #include "app/store_factory.hpp"
 #include "app/store_gauges.hpp"
 #include "core/address_policy.hpp"
@@ -32,26 +31,6 @@ ops::LogLevel to_ops(config::LogLevel level) {
       return ops::LogLevel::kOff;
   }
   return ops::LogLevel::kInfo;
-}
-
-int io_threads(int configured) {
-  if (configured > 0) return configured;
-  return static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
-}
-
-net::HttpServerOptions server_options(const config::ServerConfig& server,
-                                      const ListenAddress& listen) {
-  net::HttpServerOptions options;
-  options.listen_address = listen.host;
-  options.port = listen.port;
-  options.io_threads = io_threads(server.io_threads);
-  options.max_header_bytes = server.max_header_bytes;
-  options.max_body_bytes = server.max_body_bytes;
-  options.max_target_bytes = server.max_url_bytes;
-  options.max_connections = static_cast<std::size_t>(server.max_connections);
-  options.request_read_timeout = server.read_timeout;
-  options.idle_timeout = server.idle_timeout;
-  return options;
 }
 
 // The dispatcher's lease owner is "<node id>/dispatcher"; the host name keeps it stable
@@ -82,7 +61,7 @@ Status App::Parts::build(AppOptions options) {
   register_store_gauges(registry, *store, clock);
   if (auto client_built = build_client(); !client_built) return client_built;
   build_dispatcher();
-  build_api();
+  if (auto api_built = build_api(); !api_built) return api_built;
   auto inbound_built =
       InboundParts::build({config, *store, dispatch_clock, dispatch_random, registry, metrics.get(),
                            logger.get(), dispatcher_options.node_id});
@@ -127,17 +106,20 @@ void App::Parts::build_dispatcher() {
   sender = std::make_unique<outbound::HttpClientSender>(*client);
   // One SQLite writer: the round joins the publishes' commit. PostgreSQL: its own.
   if (store->single_writer()) rounds = std::make_unique<RoundsThroughApi>(*this);
-  dispatcher_options = outbound::DispatcherOptions::from(config);
+  dispatcher_options = app::dispatcher_options(config);
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(
       dispatcher_options, outbound::DispatcherDeps{*store, *sender, dispatch_clock, dispatch_random,
                                                    metrics.get(), logger.get(), rounds.get()});
 }
 
-void App::Parts::build_api() {
-  api = std::make_unique<api::Api>(api::ApiDeps{*store, config, clock, api_random, metrics.get(),
-                                                &registry, logger.get(), api::ApiOptions{},
+Status App::Parts::build_api() {
+  auto options = api_options(config);
+  if (!options) return std::unexpected(options.error());
+  api = std::make_unique<api::Api>(api::ApiDeps{*store, clock, api_random, metrics.get(), &registry,
+                                                logger.get(), std::move(*options),
                                                 [this] { dispatcher->wake(); }});
+  return {};
 }
 
 // Every API request goes to the Api. A publish wakes the dispatcher through ApiDeps::

@@ -76,7 +76,7 @@ struct App::Parts {
   Status build_logger(const AppOptions& options);
   Status build_client();
   void build_dispatcher();
-  void build_api();
+  Status build_api();
   void handle_api(net::HttpRequest request, Respond respond);
   void build_server();
 };

@@ -9,8 +9,8 @@ namespace hookd::inbound {
 namespace {
 
 bool needs_json(const Source& s) {
-  const auto& c = s.config;
-  return s.event_id_location.starts_with('/') || !c.entity_key.empty() || !c.sequence.empty() ||
+  const auto& c = s.settings;
+  return c.event_id.starts_with('/') || !c.entity_key.empty() || !c.sequence.empty() ||
          !c.depends_on.empty() || !c.state.empty() || s.business_key.has_value();
 }
 
@@ -40,17 +40,19 @@ std::optional<std::int64_t> header_seconds_ms(const net::HttpHeaders& headers,
 
 std::optional<std::int64_t> event_time(const Source& s, const net::HttpHeaders& headers,
                                        const nlohmann::json* body) {
-  switch (s.config.scheme) {
-    case config::Scheme::kStandard:
-    case config::Scheme::kStandardEd25519:
+  if (s.settings.verification != Verification::kScheme) return std::nullopt;
+  const auto& scheme = s.settings.scheme;
+  switch (scheme.kind) {
+    case SchemeKind::kStandard:
+    case SchemeKind::kStandardEd25519:
       if (auto t = header_seconds_ms(headers, "webhook-timestamp")) return t;
       return header_seconds_ms(headers, "svix-timestamp");
-    case config::Scheme::kHmacHexTs:
-      return header_seconds_ms(headers, s.config.hmac_hex_ts.timestamp_header);
-    case config::Scheme::kHmac:
-      if (s.config.hmac.timestamp_header.empty()) return std::nullopt;
-      return header_seconds_ms(headers, s.config.hmac.timestamp_header);
-    case config::Scheme::kStripe:
+    case SchemeKind::kHmacHexTs:
+      return header_seconds_ms(headers, scheme.hmac_hex_ts.timestamp_header);
+    case SchemeKind::kHmac:
+      if (scheme.hmac.timestamp_header.empty()) return std::nullopt;
+      return header_seconds_ms(headers, scheme.hmac.timestamp_header);
+    case SchemeKind::kStripe:
       if (body != nullptr) {
         if (const auto* created = at_pointer(*body, "/created")) {
           if (auto secs = integer_of(*created)) return *secs * 1000;
@@ -83,7 +85,7 @@ Result<std::string> cloudevent_id(const net::HttpHeaders& headers, const nlohman
 
 Result<std::string> plain_event_id(const Source& s, const net::HttpHeaders& headers,
                                    const nlohmann::json* body) {
-  const auto& where = s.event_id_location;
+  const auto& where = s.settings.event_id;
   std::optional<std::string> id;
   if (where.starts_with('/')) {
     if (body != nullptr) {
@@ -147,7 +149,7 @@ std::optional<nlohmann::json> parse_json_bounded(std::string_view body, int max_
 }
 
 void read_body_fields(const Source& s, const nlohmann::json& body, EventFields& out) {
-  const auto& c = s.config;
+  const auto& c = s.settings;
   if (!c.entity_key.empty()) {
     if (const auto* v = at_pointer(body, c.entity_key)) out.entity_key = scalar_text(*v);
   }
@@ -178,7 +180,7 @@ void read_body_fields(const Source& s, const nlohmann::json& body, EventFields& 
 
 Result<EventFields> extract_fields(const Source& s, const net::HttpHeaders& headers,
                                    std::string_view body, int max_depth) {
-  const bool cloudevents = s.config.scheme == config::Scheme::kCloudEvents;
+  const bool cloudevents = s.settings.verification == Verification::kCloudEvents;
   std::optional<nlohmann::json> json;
   if (needs_json(s) || (cloudevents && is_structured_cloudevent(headers))) {
     json = parse_json_bounded(body, max_depth);
@@ -189,8 +191,8 @@ Result<EventFields> extract_fields(const Source& s, const net::HttpHeaders& head
     }
   }
   const nlohmann::json* doc = json ? &*json : nullptr;
-  auto id = cloudevents && s.config.event_id.empty() ? cloudevent_id(headers, doc)
-                                                     : plain_event_id(s, headers, doc);
+  auto id = s.settings.cloudevents_identity ? cloudevent_id(headers, doc)
+                                            : plain_event_id(s, headers, doc);
   if (!id) return std::unexpected(id.error());
   if (id->size() > kMaxEventIdBytes) {
     return fail(ErrorCode::kInvalidArgument, "the event id is longer than 512 bytes");

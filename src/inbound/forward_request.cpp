@@ -6,7 +6,7 @@ net::OutboundRequest forward_request(const Source& source, const store::InboxEve
                                      std::int64_t now_unix, std::chrono::milliseconds timeout) {
   net::OutboundRequest r;
   r.method = "POST";
-  r.url = source.config.forward.url;
+  r.url = source.settings.forward.url;
   r.body = event.payload;
   r.total_timeout = timeout;
   const auto type = event.headers.find("content-type");

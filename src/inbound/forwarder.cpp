@@ -37,7 +37,7 @@ std::string business_key_slot(const store::InboxEvent& e) {
   return e.source + "\n" + e.business_key.value_or("");
 }
 
-bool needs_body(const Source& s) { return !s.config.state.empty(); }
+bool needs_body(const Source& s) { return !s.settings.state.empty(); }
 
 }  // namespace
 
@@ -137,7 +137,7 @@ DecisionInput Forwarder::decision_input(const Source& source, const store::Inbox
       break;
     }
   }
-  if (source.config.business_key_guard && event.business_key) {
+  if (source.settings.business_key_guard && event.business_key) {
     auto done = deps_.store.inbox_business_key_processed(event.source, *event.business_key);
     in.business_key_already_forwarded = done.value_or(false);
   }
@@ -148,7 +148,7 @@ void Forwarder::process(store::InboxEvent event) {
   const auto it = deps_.sources.find(event.source);
   if (it == deps_.sources.end()) return mark_dead(event, "source no longer configured");
   const Source& source = *it->second;
-  if (source.config.business_key_guard && keys_in_flight_.contains(business_key_slot(event))) {
+  if (source.settings.business_key_guard && keys_in_flight_.contains(business_key_slot(event))) {
     // Another event with this business key is being forwarded: decide after its outcome.
     store::InboxStatusUpdate u;
     u.id = event.id;
@@ -186,7 +186,7 @@ void Forwarder::settle(const Source& source, const store::InboxEvent& event,
 void Forwarder::park(const Source& source, const store::InboxEvent& event,
                      const DecisionResult& result) {
   const std::int64_t now = now_ms();
-  const std::int64_t deadline = event.received_at + source.config.park_timeout.count();
+  const std::int64_t deadline = event.received_at + source.settings.park_timeout.count();
   store::InboxStatusUpdate u;
   u.id = event.id;
   u.lease_owner = options_.lease_owner;
@@ -206,7 +206,7 @@ void Forwarder::park(const Source& source, const store::InboxEvent& event,
   u.note = "park_timeout: waited longer than park_timeout for " + waiting_for +
            "; flagged for reconciliation";
   u.error = "park_timeout";
-  u.next_attempt_at = now + source.config.park_timeout.count();
+  u.next_attempt_at = now + source.settings.park_timeout.count();
   if (deps_.logger) {
     deps_.logger->warn(
         "inbound.park_timeout",
@@ -216,7 +216,7 @@ void Forwarder::park(const Source& source, const store::InboxEvent& event,
 }
 
 void Forwarder::send(const Source& source, store::InboxEvent event, DecisionInput input) {
-  if (source.config.business_key_guard) keys_in_flight_.insert(business_key_slot(event));
+  if (source.settings.business_key_guard) keys_in_flight_.insert(business_key_slot(event));
   ++in_flight_;
   auto request = forward_request(source, event, now_ms() / 1000, options_.timeout);
   deps_.sender.send(std::move(request), [this, event = std::move(event),

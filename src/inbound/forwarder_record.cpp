@@ -13,7 +13,7 @@ void Forwarder::record(Completed done) {
   const auto& event = done.event;
   const auto& source_ptr = deps_.sources.at(event.source);  // forwards only for known sources
   const Source& source = *source_ptr;
-  if (source.config.business_key_guard) {
+  if (source.settings.business_key_guard) {
     if (auto it = keys_in_flight_.find(event.source + "\n" + event.business_key.value_or(""));
         it != keys_in_flight_.end()) {
       keys_in_flight_.erase(it);

@@ -36,7 +36,7 @@ DecisionResult decide(const Source& source, const DecisionInput& in) {
     return {Decision::kStale, fmt::format("sequence {} not newer than last processed {}",
                                           *in.sequence, *entity->last_sequence)};
   }
-  if (source.config.business_key_guard && in.business_key_already_forwarded) {
+  if (source.settings.business_key_guard && in.business_key_already_forwarded) {
     return {Decision::kDuplicateBusinessKey, "business key already forwarded successfully"};
   }
   return {Decision::kForward, ""};

@@ -45,10 +45,10 @@ store::InboxEvent inbox_event(const Source& source, EventFields fields, net::Htt
 store::Headers kept_headers(const Source& source, const net::HttpHeaders& headers) {
   store::Headers kept;
   if (auto type = headers.get("Content-Type")) kept["content-type"] = std::string(*type);
-  for (const auto& name : source.config.forward.headers) {
+  for (const auto& name : source.settings.forward.headers) {
     if (auto value = headers.get(name)) kept[lower(name)] = std::string(*value);
   }
-  if (source.config.scheme == config::Scheme::kCloudEvents) {
+  if (source.settings.verification == Verification::kCloudEvents) {
     for (const auto& h : headers) {
       const auto name = lower(h.name);
       if (name.starts_with("ce-")) kept[name] = h.value;
@@ -77,10 +77,10 @@ void Receiver::handle(net::HttpRequest request, Respond respond) const {
 }
 
 void Receiver::receive(const Source& source, net::HttpRequest request, Respond respond) const {
-  if (request.body.size() > source.config.max_body_bytes) {
+  if (request.body.size() > source.settings.max_body_bytes) {
     return reject(
         source.name(), 413, "too_large",
-        "the body is larger than " + std::to_string(source.config.max_body_bytes) + " bytes",
+        "the body is larger than " + std::to_string(source.settings.max_body_bytes) + " bytes",
         respond);
   }
   // Verification runs on the raw bytes, before anything is parsed.
@@ -141,7 +141,7 @@ net::HttpResponse Receiver::handshake(const Source& source, const net::HttpReque
     r.headers.set("Allow", "POST, OPTIONS");
     return r;
   }
-  const auto& allowed = source.config.allowed_origins;
+  const auto& allowed = source.settings.allowed_origins;
   const bool ok = std::ranges::any_of(
       allowed, [&](const std::string& a) { return a == "*" || lower(a) == lower(*origin); });
   if (!ok) return net::problem_response(403, "this origin may not deliver to this source");

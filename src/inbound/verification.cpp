@@ -19,7 +19,7 @@ bool token_equals(std::string_view given, std::string_view expected) {
 }
 
 std::expected<void, Rejection> verify_token(const Source& source, const net::HttpHeaders& headers) {
-  const auto& t = source.config.token;
+  const auto& t = source.settings.token;
   const auto value = headers.get(t.header);
   if (!value)
     return std::unexpected(Rejection{"missing_header", "header " + t.header + " is missing"});
@@ -32,7 +32,7 @@ std::expected<void, Rejection> verify_token(const Source& source, const net::Htt
     token.remove_prefix(t.prefix.size());
   }
   bool match = false;
-  for (const auto& secret : source.config.secrets) match |= token_equals(token, secret);
+  for (const auto& secret : source.settings.secrets) match |= token_equals(token, secret);
   if (!match) return std::unexpected(Rejection{"bad_token", "the token does not match"});
   return {};
 }
@@ -48,15 +48,15 @@ HttpHeaders core_headers(const net::HttpHeaders& headers) {
 
 std::expected<void, Rejection> verify_request(const Source& source, const net::HttpHeaders& headers,
                                               std::string_view body, std::int64_t now_unix) {
-  switch (source.config.scheme) {
-    case config::Scheme::kNone:
+  switch (source.settings.verification) {
+    case Verification::kNone:
       return {};
-    case config::Scheme::kToken:
+    case Verification::kToken:
       return verify_token(source, headers);
-    case config::Scheme::kCloudEvents:
-      if (source.config.secrets.empty()) return {};
+    case Verification::kCloudEvents:
+      if (source.settings.secrets.empty()) return {};
       return verify_token(source, headers);
-    default:
+    case Verification::kScheme:
       break;
   }
   if (!source.verifier) return std::unexpected(Rejection{"bad_format", "no verifier"});

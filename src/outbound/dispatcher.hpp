@@ -21,9 +21,6 @@
 #include "hookd/retry.hpp"
 #include "outbound/ports.hpp"
 
-namespace hookd::config {
-struct Config;
-}
 namespace hookd::store {
 class Store;
 }
@@ -60,8 +57,6 @@ struct DispatcherOptions {
   RetryPolicyConfig retry;                       // when the endpoint has no retry policy
   EndpointGateConfig gate;                       // rate.per_second = default rate limit
 
-  // From [delivery] (and [server] shutdown_grace).
-  static DispatcherOptions from(const config::Config& config);
   std::string lease_owner() const { return node_id + "/dispatcher"; }
 };
 

@@ -96,14 +96,14 @@ class ApiTest : public ::testing::Test {
     ASSERT_TRUE(opened.has_value()) << opened.error().message;
     store_ = std::move(*opened);
     ASSERT_TRUE(store_->migrate().has_value());
-    config_.auth.tokens = {{"alice", kToken}, {"bob", "tok_bob_fedcba9876543210"}};
-    config_.ssrf.allowed_subnets = {};
+    options_.tokens = {{"alice", kToken}, {"bob", "tok_bob_fedcba9876543210"}};
     start_api();
   }
 
-  void start_api(ApiOptions options = {}) {
+  // (Re)starts the API with options_.
+  void start_api() {
     if (api_) api_->stop();
-    ApiDeps deps{*store_, config_, clock_, random_, &metrics_, &registry_, nullptr, options};
+    ApiDeps deps{*store_, clock_, random_, &metrics_, &registry_, nullptr, options_};
     api_ = std::make_unique<Api>(deps);
     auto started = api_->start();
     ASSERT_TRUE(started.has_value()) << started.error().message;
@@ -181,7 +181,7 @@ class ApiTest : public ::testing::Test {
   store::testing::FakeIds ids_;
   std::shared_ptr<FaultSwitch> faults_ = std::make_shared<FaultSwitch>();
   std::unique_ptr<store::Store> store_;
-  config::Config config_;
+  ApiOptions options_;  // start_api() uses these
   CountingRandom random_;
   ops::Registry registry_;
   ops::HookdMetrics metrics_{registry_};

@@ -63,7 +63,7 @@ TEST_F(ApiTest, MalformedJsonIs400WithOffset) {
   auto bad = call("POST", "/api/v1/app", R"({"name": "x",})");
   ASSERT_EQ(bad.status, 400);
   EXPECT_NE(bad.json()["detail"].get<std::string>().find("byte offset"), std::string::npos);
-  config_.server.max_json_depth = 3;
+  options_.max_json_depth = 3;
   start_api();
   auto deep = call("POST", "/api/v1/app", R"({"name":"x","metadata":{"a":{"b":{"c":1}}}})");
   EXPECT_EQ(deep.status, 400);

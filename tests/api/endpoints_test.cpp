@@ -87,7 +87,7 @@ TEST_F(ApiTest, EndpointUrlsAreValidatedAndLiteralPrivateIpsRefused) {
   EXPECT_EQ(post(path, {{"url", "https://hooks.example.com/x"}}).status, 201);
   EXPECT_EQ(post(path, {{"url", "http://8.8.8.8/x"}}).status, 201);
 
-  config_.ssrf.allowed_subnets = {"127.0.0.0/8"};
+  options_.address_policy = *AddressPolicy::from_strings(std::vector<std::string>{"127.0.0.0/8"});
   start_api();
   EXPECT_EQ(post(path, {{"url", "http://127.0.0.1:8080/hook"}}).status, 201) << "allow-listed";
 }

@@ -10,7 +10,6 @@
 
 #include "api/api.hpp"
 #include "api/json_body.hpp"
-#include "config/config.hpp"
 #include "fuzz/fuzz_target.hpp"
 #include "store/clock.hpp"
 #include "store/id_generator.hpp"
@@ -35,8 +34,10 @@ class ApiHarness {
     expect(opened.has_value(), "fuzz setup: store open failed");
     store_ = std::move(*opened);
     expect(store_->migrate().has_value(), "fuzz setup: migrate failed");
-    config_.auth.tokens = {{"fuzz", kToken}};
-    api_ = std::make_unique<api::Api>(api::ApiDeps{*store_, config_, clock_, random_});
+    api::ApiOptions options;
+    options.tokens = {{"fuzz", kToken}};
+    api_ = std::make_unique<api::Api>(
+        api::ApiDeps{*store_, clock_, random_, nullptr, nullptr, nullptr, std::move(options)});
     expect(api_->start().has_value(), "fuzz setup: api start failed");
     endpoints_app_ = create("/api/v1/app", R"({"name":"endpoints"})");
     publish_app_ = create("/api/v1/app", R"({"name":"publish"})");
@@ -82,7 +83,6 @@ class ApiHarness {
   store::SystemClock clock_;
   store::RandomIdGenerator ids_{clock_};
   std::unique_ptr<store::Store> store_;
-  config::Config config_;
   api::SystemRandom random_;
   std::unique_ptr<api::Api> api_;
   std::string endpoints_app_, publish_app_, endpoint_;

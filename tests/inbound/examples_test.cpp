@@ -1,9 +1,11 @@
 // examples/sources/*.toml stay valid: each loads with the config loader and builds its
-// inbound sources (verifier, forward signer, retry policy, business key).
+// inbound sources through app's translation (verifier, forward signer, retry policy,
+// business key).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
+#include "app/module_options.hpp"
 #include "config/loader.hpp"
 #include "inbound/source.hpp"
 
@@ -27,7 +29,7 @@ TEST(InboundExamples, EveryExampleSourceConfigLoadsAndBuilds) {
     auto config = config::load_config_file(entry.path(), config::MapEnvironment{});
     ASSERT_TRUE(config.has_value()) << entry.path() << ": " << config.error().message;
     ASSERT_EQ(config->sources.size(), 1u) << entry.path();
-    auto sources = build_sources(config->sources);
+    auto sources = build_sources(app::source_settings(config->sources));
     EXPECT_TRUE(sources.has_value()) << entry.path() << ": " << sources.error().message;
   }
   EXPECT_EQ(files, 5);

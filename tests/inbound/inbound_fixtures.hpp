@@ -1,4 +1,5 @@
-// Shared fixtures of the inbound unit tests: source configs for each scheme, Source objects,
+// Shared fixtures of the inbound unit tests: source configs for each scheme, Source objects
+// built from them through the composition root's translation (app::source_settings),
 // Standard Webhooks signing of a test request, an in-memory SQLite store with a fake clock.
 // Thread-safety: test-only; FakeClock/Ids are atomic.
 #pragma once
@@ -10,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "app/module_options.hpp"
+#include "config/config.hpp"
 #include "inbound/source.hpp"
 #include "net/http_types.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -32,7 +35,7 @@ inline config::SourceConfig source_config(config::Scheme scheme = config::Scheme
 }
 
 inline Source make_source(const config::SourceConfig& c) {
-  auto s = Source::create(c);
+  auto s = Source::create(app::source_settings(c));
   EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message);
   return std::move(*s);
 }

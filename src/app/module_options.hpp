@@ -1,0 +1,42 @@
+// The composition root's translation of the validated Config into each module's own plain
+// options: api, outbound, inbound and the HTTP server never read config/ themselves.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/api.hpp"
+#include "app/listen_address.hpp"
+#include "config/config.hpp"
+#include "hookd/result.hpp"
+#include "inbound/forwarder.hpp"
+#include "inbound/source_settings.hpp"
+#include "net/http_server.hpp"
+#include "outbound/dispatcher.hpp"
+
+namespace hookd::app {
+
+// [auth] tokens, [server] max_json_depth, [ssrf] allowed_subnets (a bad subnet fails with
+// the AddressPolicy's message); the publish and idempotency settings keep their defaults.
+Result<api::ApiOptions> api_options(const config::Config& config);
+
+// [delivery] (and [server] shutdown_grace). node_id keeps its default: the caller sets it.
+outbound::DispatcherOptions dispatcher_options(const config::Config& config);
+
+// One [[source]]: its scheme as the core's SchemeOptions (or hookd's own Verification), the
+// event-id location (the configured one, else the scheme's default), its retry policy.
+inbound::SourceSettings source_settings(const config::SourceConfig& source);
+std::vector<inbound::SourceSettings> source_settings(
+    const std::vector<config::SourceConfig>& sources);
+
+// The forwarder's options from [delivery] and [server]; its lease owner is
+// "<node_id>/forwarder".
+inbound::ForwarderOptions forwarder_options(const config::Config& config,
+                                            const std::string& node_id);
+
+// [server] on the parsed listen address; io_threads 0 = the hardware's threads (at least 2).
+net::HttpServerOptions server_options(const config::ServerConfig& server,
+                                      const ListenAddress& listen);
+
+}  // namespace hookd::app
