@@ -6,12 +6,12 @@
 #include <charconv>
 #include <ostream>
 
-#include "api/json_body.hpp"
-#include "api/serialize.hpp"
 #include "app/store_factory.hpp"
 #include "cli/dlq_actions.hpp"
 #include "cli/exit_codes.hpp"
 #include "store/id_generator.hpp"
+#include "wire/json.hpp"
+#include "wire/time.hpp"
 
 namespace hookd::cli {
 namespace {
@@ -51,7 +51,7 @@ void print_table(const std::vector<store::Delivery>& dead, std::ostream& out) {
   for (const auto& d : dead) {
     out << d.id << '\t' << d.msg_id << '\t' << d.endpoint_id << '\t' << d.attempts << '\t'
         << (d.last_response_status ? std::to_string(*d.last_response_status) : "-") << '\t'
-        << one_line(d.last_error.value_or("-")) << '\t' << api::format_time(d.updated_at) << '\n';
+        << one_line(d.last_error.value_or("-")) << '\t' << wire::format_time(d.updated_at) << '\n';
   }
 }
 
@@ -71,7 +71,7 @@ int list(store::Store& store, const DlqArgs& args, std::ostream& out, std::ostre
   }
   if (args.json) {
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto& d : dead->data) rows.push_back(api::to_json(d));
+    for (const auto& d : dead->data) rows.push_back(wire::to_json(d));
     out << rows.dump(2) << '\n';
   } else {
     print_table(dead->data, out);
@@ -94,7 +94,7 @@ std::optional<std::int64_t> parse_time_flag(std::string_view text) {
     if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
     return ms;
   }
-  return api::parse_time(text);
+  return wire::parse_time(text);
 }
 
 CLI::App* add_dlq_command(CLI::App& app, DlqArgs& args) {
