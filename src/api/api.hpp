@@ -5,7 +5,7 @@
 // It is transport-free: the composition root hands every request under /api/ to handle()
 // and wraps the server's Responder into a Respond. handle() never blocks on the network; it
 // may answer on the calling thread (most routes) or later from the publish committer thread
-// (POST .../msg goes through group commit, see publish_batcher.hpp).
+// (POST .../msg goes through group commit behind ApiDeps::publish, see publish_port.hpp).
 //
 // Thread-safety: handle() may be called concurrently from any number of threads between
 // start() and stop(). start()/stop() are called once each, from one thread, not
@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 
+#include "api/publish_port.hpp"
 #include "config/config.hpp"
 #include "hookd/result.hpp"
 #include "net/http_types.hpp"
@@ -50,14 +51,15 @@ class SystemRandom final : public RandomSource {
 };
 
 struct ApiOptions {
-  std::size_t publish_max_batch = 256;     // messages per group commit
-  std::size_t publish_max_queue = 10'000;  // queued publishes; beyond → 503
   std::chrono::milliseconds idempotency_ttl = std::chrono::hours(24);
   std::chrono::milliseconds secret_rotation_grace = std::chrono::hours(24);  // old key signs
 };
 
 struct ApiDeps {
   store::Store& store;
+  // Publishes go here (group commit). Its answers call back into the Api: the owner stops
+  // it, answering every publish it accepted, before destroying the Api.
+  PublishPort& publish;
   const config::Config& config;  // auth.tokens, server limits, ssrf allow-list
   store::Clock& clock;
   RandomSource& random;
@@ -65,9 +67,6 @@ struct ApiDeps {
   ops::Registry* registry = nullptr;     // optional: API counters (auth failures, publishes)
   ops::Logger* logger = nullptr;         // optional
   ApiOptions options = {};
-  // Called after a publish commit that created deliveries (the composition root wakes the
-  // dispatcher with it). Runs on the publish committer thread; must not block. Optional.
-  std::function<void()> on_published = {};
 };
 
 class Api {
@@ -77,16 +76,13 @@ class Api {
   Api(const Api&) = delete;
   Api& operator=(const Api&) = delete;
 
-  // Checks the configuration (ssrf allow-list) and starts the publish committer thread.
+  // Checks the configuration (ssrf allow-list) and starts answering requests.
   Status start();
-  // Answers every queued publish (committing them), then stops the committer. Idempotent.
+  // From now on every request is answered 503. Publishes already handed to ApiDeps::publish
+  // are answered by it (its owner stops it after the Api). Idempotent.
   void stop();
 
   void handle(net::HttpRequest request, Respond respond);
-
-  // The dispatcher's store round, committed together with the queued publishes (one
-  // transaction, see PublishBatcher::commit_round). Blocks until committed; any thread.
-  Result<store::DispatchRoundResult> commit_round(store::DispatchRound round);
 
   class Impl;
 

@@ -153,7 +153,7 @@ Reply Api::Impl::list_audit(Call& call) {
 }
 
 Reply Api::Impl::batcher_stats(Call&) {
-  const auto s = batcher_.stats();
+  const auto s = deps_.publish.stats();
   return json_response(200, wire::dump({{"publish",
                                          {{"commits", s.commits},
                                           {"messages", s.items},

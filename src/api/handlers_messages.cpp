@@ -142,7 +142,7 @@ void Api::Impl::submit_message(store::NewMessage msg, const Call& call, Respond 
     }
     answer(publish_response(*outcome));
   };
-  if (!batcher_.submit(std::move(msg), std::move(done))) {
+  if (!deps_.publish.submit(std::move(msg), std::move(done))) {
     count("failed");
     (*shared)(to_response(unavailable("The publish queue is full or shutting down; retry later")));
   }
