@@ -74,12 +74,12 @@ Status App::Parts::build(AppOptions options) {
   if (!address) return std::unexpected(address.error());
   listen = *address;
   if (auto logged = build_logger(options); !logged) return logged;
-  ids = std::make_unique<store::RandomIdGenerator>(clock);
   metrics = std::make_unique<ops::HookdMetrics>(registry);
-  auto opened = open_store(config.database, clock, *ids);
+  auto opened = open_store(config);
   if (!opened) return std::unexpected(opened.error());
-  store = std::move(*opened);
-  register_store_gauges(registry, *store, clock);
+  storage = std::move(*opened);
+  store = storage->store.get();
+  register_store_gauges(registry, *store, storage->clock);
   if (auto client_built = build_client(); !client_built) return client_built;
   build_publish();
   build_dispatcher();
@@ -136,8 +136,9 @@ void App::Parts::build_dispatcher() {
 }
 
 void App::Parts::build_api() {
-  api = std::make_unique<api::Api>(api::ApiDeps{*store, *publish, config, clock, api_random,
-                                                metrics.get(), &registry, logger.get()});
+  api =
+      std::make_unique<api::Api>(api::ApiDeps{*store, *publish, config, storage->clock, api_random,
+                                              metrics.get(), &registry, logger.get()});
 }
 
 // Every API request goes to the Api. A publish wakes the dispatcher through the publish

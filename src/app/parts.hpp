@@ -13,6 +13,7 @@
 #include "app/listen_address.hpp"
 #include "app/publish_batcher.hpp"
 #include "app/router.hpp"
+#include "app/store_factory.hpp"
 #include "net/http_client.hpp"
 #include "net/http_server.hpp"
 #include "ops/hookd_metrics.hpp"
@@ -20,8 +21,6 @@
 #include "ops/metrics.hpp"
 #include "outbound/dispatcher.hpp"
 #include "outbound/ports.hpp"
-#include "store/clock.hpp"
-#include "store/id_generator.hpp"
 #include "store/store.hpp"
 
 namespace hookd::app {
@@ -36,12 +35,11 @@ struct App::Parts {
 
   const config::Config config;
   ListenAddress listen;
-  store::SystemClock clock;
-  std::unique_ptr<store::RandomIdGenerator> ids;
+  std::unique_ptr<OpenedStore> storage;  // the store with its clock and ids (store_factory)
   std::unique_ptr<ops::Logger> logger;
   ops::Registry registry;
   std::unique_ptr<ops::HookdMetrics> metrics;
-  std::unique_ptr<store::Store> store;
+  store::Store* store = nullptr;  // storage->store
   std::unique_ptr<net::HttpClient> client;
   outbound::SystemClock dispatch_clock;
   outbound::SystemRandom dispatch_random;

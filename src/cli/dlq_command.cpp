@@ -9,7 +9,6 @@
 #include "app/store_factory.hpp"
 #include "cli/dlq_actions.hpp"
 #include "cli/exit_codes.hpp"
-#include "store/id_generator.hpp"
 #include "wire/json.hpp"
 #include "wire/time.hpp"
 
@@ -144,14 +143,12 @@ int run_dlq_on(store::Store& store, const DlqArgs& args, std::ostream& out, std:
 int run_dlq(const DlqArgs& args, std::ostream& out, std::ostream& err) {
   const auto config = load_config(args.config, "dlq", err);
   if (!config) return kExitUsage;
-  store::SystemClock clock;
-  store::RandomIdGenerator ids(clock);
-  auto store = app::open_store(config->database, clock, ids);
-  if (!store) {
-    err << "hookd dlq: cannot open the database: " << store.error().message << '\n';
+  auto opened = app::open_store(*config);
+  if (!opened) {
+    err << "hookd dlq: cannot open the database: " << opened.error().message << '\n';
     return kExitInvalid;
   }
-  return run_dlq_on(**store, args, out, err);
+  return run_dlq_on(*(*opened)->store, args, out, err);
 }
 
 }  // namespace hookd::cli
