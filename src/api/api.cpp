@@ -27,15 +27,7 @@ void Api::handle(net::HttpRequest request, Respond respond) {
   impl_->handle(std::move(request), std::move(respond));
 }
 
-Result<store::DispatchRoundResult> Api::commit_round(store::DispatchRound round) {
-  return impl_->batcher().commit_round(std::move(round));
-}
-
-Api::Impl::Impl(ApiDeps deps)
-    : deps_(std::move(deps)),
-      auth_(deps_.options.tokens),
-      batcher_(deps_.store, deps_.options.publish_max_batch, deps_.options.publish_max_queue,
-               deps_.on_published) {
+Api::Impl::Impl(ApiDeps deps) : deps_(std::move(deps)), auth_(deps_.options.tokens) {
   if (deps_.registry != nullptr) {
     unauthorized_ = &deps_.registry
                          ->counter("hookd_api_unauthorized_total",
@@ -51,15 +43,11 @@ Api::Impl::Impl(ApiDeps deps)
 }
 
 Status Api::Impl::start() {
-  batcher_.start();
   running_ = true;
   return {};
 }
 
-void Api::Impl::stop() {
-  running_ = false;
-  batcher_.stop();
-}
+void Api::Impl::stop() { running_ = false; }
 
 void Api::Impl::count_unauthorized() {
   if (unauthorized_ != nullptr) unauthorized_->inc();

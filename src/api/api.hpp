@@ -5,7 +5,7 @@
 // It is transport-free: the composition root hands every request under /api/ to handle()
 // and wraps the server's Responder into a Respond. handle() never blocks on the network; it
 // may answer on the calling thread (most routes) or later from the publish committer thread
-// (POST .../msg goes through group commit, see publish_batcher.hpp).
+// (POST .../msg goes through group commit behind ApiDeps::publish, see publish_port.hpp).
 //
 // Thread-safety: handle() may be called concurrently from any number of threads between
 // start() and stop(). start()/stop() are called once each, from one thread, not
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "api/auth.hpp"
+#include "api/publish_port.hpp"
 #include "core/address_policy.hpp"
 #include "hookd/result.hpp"
 #include "net/http_types.hpp"
@@ -52,8 +53,6 @@ class SystemRandom final : public RandomSource {
 };
 
 struct ApiOptions {
-  std::size_t publish_max_batch = 256;     // messages per group commit
-  std::size_t publish_max_queue = 10'000;  // queued publishes; beyond → 503
   std::chrono::milliseconds idempotency_ttl = std::chrono::hours(24);
   std::chrono::milliseconds secret_rotation_grace = std::chrono::hours(24);  // old key signs
   std::vector<TokenEntry> tokens;  // Bearer tokens; none = every authenticated route is 401
@@ -63,15 +62,15 @@ struct ApiOptions {
 
 struct ApiDeps {
   store::Store& store;
+  // Publishes go here (group commit). Its answers call back into the Api: the owner stops
+  // it, answering every publish it accepted, before destroying the Api.
+  PublishPort& publish;
   store::Clock& clock;
   RandomSource& random;
   ops::HookdMetrics* metrics = nullptr;  // optional: idempotency outcomes
   ops::Registry* registry = nullptr;     // optional: API counters (auth failures, publishes)
   ops::Logger* logger = nullptr;         // optional
   ApiOptions options = {};
-  // Called after a publish commit that created deliveries (the composition root wakes the
-  // dispatcher with it). Runs on the publish committer thread; must not block. Optional.
-  std::function<void()> on_published = {};
 };
 
 class Api {
@@ -81,16 +80,13 @@ class Api {
   Api(const Api&) = delete;
   Api& operator=(const Api&) = delete;
 
-  // Starts the publish committer thread.
+  // Starts answering requests.
   Status start();
-  // Answers every queued publish (committing them), then stops the committer. Idempotent.
+  // From now on every request is answered 503. Publishes already handed to ApiDeps::publish
+  // are answered by it (its owner stops it after the Api). Idempotent.
   void stop();
 
   void handle(net::HttpRequest request, Respond respond);
-
-  // The dispatcher's store round, committed together with the queued publishes (one
-  // transaction, see PublishBatcher::commit_round). Blocks until committed; any thread.
-  Result<store::DispatchRoundResult> commit_round(store::DispatchRound round);
 
   class Impl;
 

@@ -1,7 +1,7 @@
-// Api::Impl: the pieces behind Api — auth, router, group-commit batcher, idempotency keys,
-// address policy, metrics — and the route handlers, which are split by resource over
-// handlers_*.cpp. Internal header. Thread-safety: as Api (handlers run concurrently; every
-// member is immutable after construction or thread-safe itself).
+// Api::Impl: the pieces behind Api — auth, router, idempotency keys, address policy,
+// metrics — and the route handlers, which are split by resource over handlers_*.cpp.
+// Internal header. Thread-safety: as Api (handlers run concurrently; every member is
+// immutable after construction or thread-safe itself).
 #pragma once
 
 #include <atomic>
@@ -13,7 +13,6 @@
 #include "api/api.hpp"
 #include "api/auth.hpp"
 #include "api/problem.hpp"
-#include "api/publish_batcher.hpp"
 #include "api/router.hpp"
 #include "core/address_policy.hpp"
 #include "ops/metrics.hpp"
@@ -43,8 +42,6 @@ class Api::Impl {
   Status start();
   void stop();
   void handle(net::HttpRequest request, Respond respond);
-
-  PublishBatcher& batcher() { return batcher_; }
 
  private:
   // Setup.
@@ -139,7 +136,6 @@ class Api::Impl {
   ApiDeps deps_;
   TokenAuth auth_;
   Router router_;
-  PublishBatcher batcher_;
   std::atomic<bool> running_{false};
 
   // Optional metrics (null without a registry).

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "api/serialize.hpp"
+#include "wire/json.hpp"
 
 namespace hookd::api {
 namespace {
@@ -53,15 +53,15 @@ store::AuditEntry audit_entry(const Call& call, std::string action, std::string 
 }
 
 nlohmann::json audit_state(const store::Application& app) {
-  return without_id_and_times(to_json(app));
+  return without_id_and_times(wire::to_json(app));
 }
 
 nlohmann::json audit_state(const store::EventType& type) {
-  return without_id_and_times(to_json(type));
+  return without_id_and_times(wire::to_json(type));
 }
 
 nlohmann::json audit_state(const store::Endpoint& ep) {
-  nlohmann::json j = without_id_and_times(to_json(ep));  // to_json has no secret
+  nlohmann::json j = without_id_and_times(wire::to_json(ep));  // to_json has no secret
   j.erase("version");
   nlohmann::json names = nlohmann::json::array();
   for (const auto& [name, value] : ep.headers) names.push_back(name);

@@ -3,7 +3,7 @@
 #include "api/api_impl.hpp"
 #include "api/audit_entries.hpp"
 #include "api/json_body.hpp"
-#include "api/serialize.hpp"
+#include "wire/json.hpp"
 
 namespace hookd::api {
 namespace {
@@ -62,14 +62,14 @@ Reply Api::Impl::create_app(Call& call) {
   const bool get_if_exists = call.request.query_param("get_if_exists") == "true";
   if (get_if_exists && app.uid) {
     if (auto existing = deps_.store.get_application(*app.uid)) {
-      return json_response(200, dump(to_json(*existing)));
+      return json_response(200, wire::dump(wire::to_json(*existing)));
     }
   }
   auto created = deps_.store.create_application(
       app, created_entry(call, "application.create", "application", "", audit_state(app)));
   if (!created && created.error().code == ErrorCode::kConflict && get_if_exists && app.uid) {
     if (auto existing = deps_.store.get_application(*app.uid)) {  // lost a race: fine
-      return json_response(200, dump(to_json(*existing)));
+      return json_response(200, wire::dump(wire::to_json(*existing)));
     }
   }
   if (!created) {
@@ -79,7 +79,7 @@ Reply Api::Impl::create_app(Call& call) {
     }
     return std::unexpected(from_store_error(created.error()));
   }
-  return json_response(201, dump(to_json(*created)));
+  return json_response(201, wire::dump(wire::to_json(*created)));
 }
 
 Reply Api::Impl::list_apps(Call& call) {
@@ -87,13 +87,13 @@ Reply Api::Impl::list_apps(Call& call) {
   if (!page) return std::unexpected(page.error());
   auto apps = deps_.store.list_applications(*page);
   if (!apps) return std::unexpected(from_store_error(apps.error()));
-  return json_response(200, page_json(*apps, *page));
+  return json_response(200, wire::page_json(*apps, *page));
 }
 
 Reply Api::Impl::get_app(Call& call) {
   auto app = app_of(call);
   if (!app) return std::unexpected(app.error());
-  return json_response(200, dump(to_json(*app)));
+  return json_response(200, wire::dump(wire::to_json(*app)));
 }
 
 // Svix PUT is an upsert: an unknown id creates the application with that uid.
@@ -110,7 +110,7 @@ Reply Api::Impl::put_app(Call& call) {
     auto created = deps_.store.create_application(
         app, created_entry(call, "application.create", "application", "", audit_state(app)));
     if (!created) return std::unexpected(from_store_error(created.error()));
-    return json_response(201, dump(to_json(*created)));
+    return json_response(201, wire::dump(wire::to_json(*created)));
   }
   if (!existing) return std::unexpected(from_store_error(existing.error()));
   app.id = existing->id;
@@ -118,7 +118,7 @@ Reply Api::Impl::put_app(Call& call) {
       app, update_entry(audit_entry(call, "application.update", "application", app.id),
                         audit_state(*existing), audit_state(app)));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "application"));
-  return json_response(200, dump(to_json(*updated)));
+  return json_response(200, wire::dump(wire::to_json(*updated)));
 }
 
 Reply Api::Impl::patch_app(Call& call) {
@@ -134,7 +134,7 @@ Reply Api::Impl::patch_app(Call& call) {
       *app, update_entry(audit_entry(call, "application.update", "application", app->id), before,
                          audit_state(*app)));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "application"));
-  return json_response(200, dump(to_json(*updated)));
+  return json_response(200, wire::dump(wire::to_json(*updated)));
 }
 
 Reply Api::Impl::delete_app(Call& call) {
@@ -163,7 +163,7 @@ Reply Api::Impl::create_event_type(Call& call) {
     return std::unexpected(conflict("Event type '" + type.name + "' already exists"));
   }
   if (!created) return std::unexpected(from_store_error(created.error()));
-  return json_response(201, dump(to_json(*created)));
+  return json_response(201, wire::dump(wire::to_json(*created)));
 }
 
 Reply Api::Impl::list_event_types(Call& call) {
@@ -172,14 +172,14 @@ Reply Api::Impl::list_event_types(Call& call) {
   const bool archived = call.request.query_param("include_archived") == "true";
   auto types = deps_.store.list_event_types(*page, archived);
   if (!types) return std::unexpected(from_store_error(types.error()));
-  return json_response(200, page_json(*types, *page));
+  return json_response(200, wire::page_json(*types, *page));
 }
 
 Reply Api::Impl::get_event_type(Call& call) {
   const auto& name = call.param("event_type_name");
   auto type = deps_.store.get_event_type(name);
   if (!type) return std::unexpected(from_store_error(type.error(), "event type '" + name + "'"));
-  return json_response(200, dump(to_json(*type)));
+  return json_response(200, wire::dump(wire::to_json(*type)));
 }
 
 Reply Api::Impl::put_event_type(Call& call) {
@@ -195,14 +195,14 @@ Reply Api::Impl::put_event_type(Call& call) {
     auto created = deps_.store.create_event_type(
         type, created_entry(call, "event_type.create", "event_type", type.name, audit_state(type)));
     if (!created) return std::unexpected(from_store_error(created.error()));
-    return json_response(201, dump(to_json(*created)));
+    return json_response(201, wire::dump(wire::to_json(*created)));
   }
   if (!existing) return std::unexpected(from_store_error(existing.error()));
   auto updated = deps_.store.update_event_type(
       type, update_entry(audit_entry(call, "event_type.update", "event_type", type.name),
                          audit_state(*existing), audit_state(type)));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "event type"));
-  return json_response(200, dump(to_json(*updated)));
+  return json_response(200, wire::dump(wire::to_json(*updated)));
 }
 
 Reply Api::Impl::patch_event_type(Call& call) {
@@ -219,7 +219,7 @@ Reply Api::Impl::patch_event_type(Call& call) {
       *type, update_entry(audit_entry(call, "event_type.update", "event_type", name), before,
                           audit_state(*type)));
   if (!updated) return std::unexpected(from_store_error(updated.error(), "event type"));
-  return json_response(200, dump(to_json(*updated)));
+  return json_response(200, wire::dump(wire::to_json(*updated)));
 }
 
 // Svix archives on DELETE unless ?expunge=true.

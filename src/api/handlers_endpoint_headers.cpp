@@ -14,7 +14,7 @@
 #include "api/audit_entries.hpp"
 #include "api/endpoint_input.hpp"
 #include "api/json_body.hpp"
-#include "api/serialize.hpp"
+#include "wire/json.hpp"
 
 namespace hookd::api {
 namespace {
@@ -75,7 +75,7 @@ std::map<std::string, std::optional<std::string>> patch_map(Fields& f, const nlo
 Reply Api::Impl::get_endpoint_headers(Call& call) {
   auto found = app_endpoint_of(call);
   if (!found) return std::unexpected(found.error());
-  return json_response(200, dump(headers_out(found->endpoint.headers)));
+  return json_response(200, wire::dump(headers_out(found->endpoint.headers)));
 }
 
 Reply Api::Impl::put_endpoint_headers(Call& call) {

@@ -7,8 +7,9 @@
 #include "api/audit_entries.hpp"
 #include "api/endpoint_input.hpp"
 #include "api/json_body.hpp"
-#include "api/serialize.hpp"
 #include "hookd/ids.hpp"
+#include "wire/json.hpp"
+#include "wire/time.hpp"
 
 namespace hookd::api {
 namespace {
@@ -51,7 +52,7 @@ Reply Api::Impl::create_endpoint(Call& call) {
                                     "' already exists in this application"));
   }
   if (!created) return std::unexpected(from_store_error(created.error()));
-  return json_response(201, dump(to_json(*created)));
+  return json_response(201, wire::dump(wire::to_json(*created)));
 }
 
 Reply Api::Impl::list_endpoints(Call& call) {
@@ -61,14 +62,14 @@ Reply Api::Impl::list_endpoints(Call& call) {
   if (!page) return std::unexpected(page.error());
   auto eps = deps_.store.list_endpoints(app->id, *page);
   if (!eps) return std::unexpected(from_store_error(eps.error()));
-  return json_response(200, page_json(*eps, *page));
+  return json_response(200, wire::page_json(*eps, *page));
 }
 
 Reply Api::Impl::get_endpoint(Call& call) {
   auto found = app_endpoint_of(call);
   if (!found) return std::unexpected(found.error());
   const auto& [app, ep] = *found;
-  return json_response(200, dump(to_json(ep)));
+  return json_response(200, wire::dump(wire::to_json(ep)));
 }
 
 // PUT replaces every field; PATCH only the given ones. A change of `disabled` goes through
@@ -112,7 +113,7 @@ Reply Api::Impl::put_endpoint(Call& call) {
     if (!changed) return std::unexpected(from_store_error(changed.error(), "endpoint"));
     updated = std::move(changed->endpoint);
   }
-  return json_response(200, dump(to_json(*updated)));
+  return json_response(200, wire::dump(wire::to_json(*updated)));
 }
 
 Reply Api::Impl::patch_endpoint(Call& call) { return put_endpoint(call); }
@@ -133,7 +134,7 @@ Reply Api::Impl::get_endpoint_secret(Call& call) {
   auto found = app_endpoint_of(call);
   if (!found) return std::unexpected(found.error());
   const auto& [app, ep] = *found;
-  return json_response(200, dump({{"key", ep.secrets.current}}));
+  return json_response(200, wire::dump({{"key", ep.secrets.current}}));
 }
 
 Reply Api::Impl::rotate_endpoint_secret(Call& call) {
@@ -165,7 +166,7 @@ Reply Api::Impl::rotate_endpoint_secret(Call& call) {
   nlohmann::json before = {{"keyType", key_kind(ep.secrets.current)}};
   before["previousKeyValidUntil"] =
       ep.secrets.previous && ep.secrets.previous_expires_at
-          ? nlohmann::json(format_time(*ep.secrets.previous_expires_at))
+          ? nlohmann::json(wire::format_time(*ep.secrets.previous_expires_at))
           : nlohmann::json(nullptr);
   const nlohmann::json after = {{"keyType", key_kind(secret)}, {"previousKeyValidForMs", grace}};
   auto audit = with_states(audit_entry(call, "endpoint.rotate_secret", "endpoint", ep.id), before,
@@ -187,8 +188,8 @@ Reply Api::Impl::recover_endpoint(Call& call) {
   auto until = f.time("until");  // optional: only failures before it are re-sent
   if (since && until && *until <= *since) f.add_error("until", "must be later than since");
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  nlohmann::json before = {{"status", "dead"}, {"since", format_time(*since)}};
-  before["until"] = until ? nlohmann::json(format_time(*until)) : nlohmann::json(nullptr);
+  nlohmann::json before = {{"status", "dead"}, {"since", wire::format_time(*since)}};
+  before["until"] = until ? nlohmann::json(wire::format_time(*until)) : nlohmann::json(nullptr);
   auto audit =  // after: {status: pending, recovered: n}, by the store
       with_states(audit_entry(call, "endpoint.recover", "endpoint", ep.id), before, nullptr);
   auto count = deps_.store.recover(ep.id, *since, until, std::move(audit));
@@ -199,9 +200,9 @@ Reply Api::Impl::recover_endpoint(Call& call) {
   nlohmann::json out = {{"id", make_id("qtask", now, random)},
                         {"status", "finished"},
                         {"task", "endpoint.recover"},
-                        {"updatedAt", format_time(now)},
+                        {"updatedAt", wire::format_time(now)},
                         {"recovered", *count}};
-  return json_response(202, dump(out));
+  return json_response(202, wire::dump(out));
 }
 
 Reply Api::Impl::set_endpoint_enabled(Call& call, bool disabled) {
@@ -218,7 +219,7 @@ Reply Api::Impl::set_endpoint_enabled(Call& call, bool disabled) {
   auto changed = deps_.store.set_endpoint_disabled(
       app.id, ep.id, disabled, disabled ? std::optional(reason) : std::nullopt, audit);
   if (!changed) return std::unexpected(from_store_error(changed.error(), "endpoint"));
-  return json_response(200, dump(to_json(changed->endpoint)));
+  return json_response(200, wire::dump(wire::to_json(changed->endpoint)));
 }
 
 }  // namespace hookd::api

@@ -3,7 +3,8 @@
 // and group-commit statistics.
 #include "api/api_impl.hpp"
 #include "api/json_body.hpp"
-#include "api/serialize.hpp"
+#include "wire/json.hpp"
+#include "wire/time.hpp"
 
 namespace hookd::api {
 namespace {
@@ -51,7 +52,7 @@ Reply Api::Impl::list_dead(Call& call) {
   for (const auto* name : {"since", "until"}) {
     auto text = call.request.query_param(name);
     if (!text) continue;
-    auto ms = parse_time(*text);
+    auto ms = wire::parse_time(*text);
     if (!ms) {
       return std::unexpected(
           validation_error({{name, "must be an ISO-8601 time such as 2024-01-01T00:00:00Z"}}));
@@ -60,7 +61,7 @@ Reply Api::Impl::list_dead(Call& call) {
   }
   auto dead = deps_.store.list_dead(filter, *page);
   if (!dead) return std::unexpected(from_store_error(dead.error()));
-  return json_response(200, page_json(*dead, *page));
+  return json_response(200, wire::page_json(*dead, *page));
 }
 
 Reply Api::Impl::get_dead(Call& call) {
@@ -68,7 +69,7 @@ Reply Api::Impl::get_dead(Call& call) {
   auto delivery = deps_.store.get_delivery(id);
   if (!delivery)
     return std::unexpected(from_store_error(delivery.error(), "delivery '" + id + "'"));
-  nlohmann::json out = {{"delivery", to_json(*delivery)}};
+  nlohmann::json out = {{"delivery", wire::to_json(*delivery)}};
   auto msg = deps_.store.get_message(delivery->app_id, delivery->msg_id);
   store::PageRequest all;
   all.limit = store::PageRequest::kMaxLimit;
@@ -76,11 +77,12 @@ Reply Api::Impl::get_dead(Call& call) {
   auto page = deps_.store.list_attempts_by_message(delivery->msg_id, all);
   if (!page) return std::unexpected(from_store_error(page.error()));
   for (const auto& a : page->data) {
-    if (a.delivery_id == delivery->id) attempts.push_back(to_json(a));
+    if (a.delivery_id == delivery->id) attempts.push_back(wire::to_json(a));
   }
   out["attempts"] = std::move(attempts);
-  std::string body = dump(out);
-  if (msg) append_member(body, "message", message_json(*msg));  // the payload's exact bytes
+  std::string body = wire::dump(out);
+  // The payload's exact bytes.
+  if (msg) wire::append_member(body, "message", wire::message_json(*msg));
   return json_response(200, std::move(body));
 }
 
@@ -103,7 +105,7 @@ Reply run_dlq_action(store::Store& store, const std::string& actor,
                                     (replay ? "replayed)" : "discarded)")));
   }
   if (!count) return std::unexpected(from_store_error(count.error(), "delivery or endpoint"));
-  return json_response(200, dump({{replay ? "replayed" : "discarded", *count}}));
+  return json_response(200, wire::dump({{replay ? "replayed" : "discarded", *count}}));
 }
 
 std::expected<nlohmann::json, ApiError> body_or_empty(const std::string& body, int depth) {
@@ -147,16 +149,16 @@ Reply Api::Impl::list_audit(Call& call) {
   if (auto v = call.request.query_param("target_id")) filter.target_id = *v;
   auto entries = deps_.store.list_audit(filter, *page);
   if (!entries) return std::unexpected(from_store_error(entries.error()));
-  return json_response(200, page_json(*entries, *page));
+  return json_response(200, wire::page_json(*entries, *page));
 }
 
 Reply Api::Impl::batcher_stats(Call&) {
-  const auto s = batcher_.stats();
-  return json_response(200, dump({{"publish",
-                                   {{"commits", s.commits},
-                                    {"messages", s.items},
-                                    {"largestBatch", s.largest},
-                                    {"dispatcherRounds", s.rounds}}}}));
+  const auto s = deps_.publish.stats();
+  return json_response(200, wire::dump({{"publish",
+                                         {{"commits", s.commits},
+                                          {"messages", s.items},
+                                          {"largestBatch", s.largest},
+                                          {"dispatcherRounds", s.rounds}}}}));
 }
 
 }  // namespace hookd::api

@@ -4,13 +4,14 @@
 // inbox is otherwise written by the inbound gateway.
 #include "api/api_impl.hpp"
 #include "api/json_body.hpp"
-#include "api/serialize.hpp"
+#include "wire/json.hpp"
+#include "wire/time.hpp"
 
 namespace hookd::api {
 namespace {
 
 nlohmann::json optional_time(const std::optional<std::int64_t>& ms) {
-  return ms ? nlohmann::json(format_time(*ms)) : nlohmann::json(nullptr);
+  return ms ? nlohmann::json(wire::format_time(*ms)) : nlohmann::json(nullptr);
 }
 
 template <class T>
@@ -26,11 +27,11 @@ nlohmann::json inbox_json(const store::InboxEvent& e, bool with_payload) {
                         {"entityKey", optional_value(e.entity_key)},
                         {"sequence", optional_value(e.sequence)},
                         {"eventTime", optional_time(e.event_time)},
-                        {"receivedAt", format_time(e.received_at)},
+                        {"receivedAt", wire::format_time(e.received_at)},
                         {"processedAt", optional_time(e.processed_at)},
                         {"status", std::string(to_string(e.status))},
                         {"attempts", e.attempts},
-                        {"nextAttemptAt", format_time(e.next_attempt_at)},
+                        {"nextAttemptAt", wire::format_time(e.next_attempt_at)},
                         {"dependsOn", e.depends_on},
                         {"lastError", optional_value(e.last_error)}};
   if (with_payload) out["headers"] = e.headers;  // the payload: spliced by get_inbox
@@ -74,7 +75,7 @@ Reply Api::Impl::get_inbox(Call& call) {
   nlohmann::json out = inbox_json(*event, true);
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& h : *history) {
-    rows.push_back({{"at", format_time(h.at)},
+    rows.push_back({{"at", wire::format_time(h.at)},
                     {"from", h.from ? nlohmann::json(std::string(to_string(*h.from)))
                                     : nlohmann::json(nullptr)},
                     {"to", std::string(to_string(h.to))},
@@ -86,11 +87,12 @@ Reply Api::Impl::get_inbox(Call& call) {
       out["entity"] = {{"lastSequence", optional_value(entity->last_sequence)},
                        {"state", optional_value(entity->state)},
                        {"terminal", entity->terminal},
-                       {"updatedAt", format_time(entity->updated_at)}};
+                       {"updatedAt", wire::format_time(entity->updated_at)}};
     }
   }
-  std::string body = dump(out);
-  append_member(body, "payload", json_text_or_string(event->payload));  // the bytes received
+  std::string body = wire::dump(out);
+  wire::append_member(body, "payload",
+                      wire::json_text_or_string(event->payload));  // the bytes received
   return json_response(200, std::move(body));
 }
 

@@ -3,8 +3,9 @@
 #include "api/api_impl.hpp"
 #include "api/audit_entries.hpp"
 #include "api/json_body.hpp"
-#include "api/serialize.hpp"
 #include "ops/log.hpp"
+#include "wire/json.hpp"
+#include "wire/time.hpp"
 
 namespace hookd::api {
 namespace {
@@ -38,12 +39,12 @@ net::HttpResponse publish_response(const store::PublishOutcome& outcome) {
   switch (outcome.kind) {
     case Kind::kCreated:
       // The payload is the text of a member of the parsed body: valid JSON.
-      return json_response(202, message_json(outcome.message, true));
+      return json_response(202, wire::message_json(outcome.message, true));
     case Kind::kDuplicate: {
       auto response =
           to_response(conflict("A message with eventId '" + outcome.message.event_id.value_or("") +
                                "' already exists in this application"));
-      append_member(response.body, "message", message_json(outcome.message));
+      wire::append_member(response.body, "message", wire::message_json(outcome.message));
       return response;
     }
     case Kind::kRejected:
@@ -141,7 +142,7 @@ void Api::Impl::submit_message(store::NewMessage msg, const Call& call, Respond 
     }
     answer(publish_response(*outcome));
   };
-  if (!batcher_.submit(std::move(msg), std::move(done))) {
+  if (!deps_.publish.submit(std::move(msg), std::move(done))) {
     count("failed");
     (*shared)(to_response(unavailable("The publish queue is full or shutting down; retry later")));
   }
@@ -161,7 +162,7 @@ Reply Api::Impl::list_messages(Call& call) {
   for (const auto* name : {"after", "before"}) {
     auto text = call.request.query_param(name);
     if (!text) continue;
-    auto ms = parse_time(*text);
+    auto ms = wire::parse_time(*text);
     if (!ms) {
       return std::unexpected(
           validation_error({{name, "must be an ISO-8601 time such as 2024-01-01T00:00:00Z"}}));
@@ -170,7 +171,7 @@ Reply Api::Impl::list_messages(Call& call) {
   }
   auto msgs = deps_.store.list_messages(app->id, filter, *page);
   if (!msgs) return std::unexpected(from_store_error(msgs.error()));
-  return json_response(200, page_json(*msgs, *page));
+  return json_response(200, wire::page_json(*msgs, *page));
 }
 
 Reply Api::Impl::get_message(Call& call) {
@@ -179,7 +180,7 @@ Reply Api::Impl::get_message(Call& call) {
   const auto& id = call.param("msg_id");
   auto msg = deps_.store.get_message(app->id, id);
   if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
-  return json_response(200, message_json(*msg));
+  return json_response(200, wire::message_json(*msg));
 }
 
 Reply Api::Impl::list_attempts_by_message(Call& call) {
@@ -192,7 +193,7 @@ Reply Api::Impl::list_attempts_by_message(Call& call) {
   if (!page) return std::unexpected(page.error());
   auto attempts = deps_.store.list_attempts_by_message(msg->id, *page);
   if (!attempts) return std::unexpected(from_store_error(attempts.error()));
-  return json_response(200, page_json(*attempts, *page));
+  return json_response(200, wire::page_json(*attempts, *page));
 }
 
 Reply Api::Impl::list_attempts_by_endpoint(Call& call) {
@@ -202,7 +203,7 @@ Reply Api::Impl::list_attempts_by_endpoint(Call& call) {
   if (!page) return std::unexpected(page.error());
   auto attempts = deps_.store.list_attempts_by_endpoint(found->endpoint.id, *page);
   if (!attempts) return std::unexpected(from_store_error(attempts.error()));
-  return json_response(200, page_json(*attempts, *page));
+  return json_response(200, wire::page_json(*attempts, *page));
 }
 
 Reply Api::Impl::resend(Call& call) {

@@ -2,9 +2,8 @@
 // body cannot exhaust the stack), parse errors reported with their byte offset, and a small
 // field reader that collects every validation problem (field + why) instead of stopping at
 // the first; member_text finds a member's exact bytes in the body text (the message
-// payload is kept as the caller wrote it, SPEC §3, A38). Also the ISO-8601 time format the Svix API
-// uses ("2024-01-01T00:00:00.000Z"). Thread-safety: pure functions; a Fields object is used by one
-// thread.
+// payload is kept as the caller wrote it, SPEC §3, A38). Times are read in the wire format
+// (wire/time.hpp). Thread-safety: pure functions; a Fields object is used by one thread.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -32,11 +31,6 @@ std::expected<nlohmann::json, ApiError> parse_json_object(std::string_view body,
 // written with escapes ("pay\u006coad") matches by its decoded value. On text that is not
 // valid JSON the answer is unspecified but stays inside `object_text`.
 std::optional<std::string_view> member_text(std::string_view object_text, std::string_view name);
-
-// Unix milliseconds → "2024-01-01T00:00:00.000Z".
-std::string format_time(std::int64_t unix_ms);
-// "2024-01-01T00:00:00Z", with optional fraction and a Z or ±hh:mm offset → Unix ms.
-std::optional<std::int64_t> parse_time(std::string_view text);
 
 // Typed access to the fields of one JSON object. Absent and null fields read as nullopt;
 // a present field of the wrong type or out of range adds a FieldError and reads as nullopt.

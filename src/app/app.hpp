@@ -6,10 +6,12 @@
 //
 // Lifecycle (explicit, in dependency order):
 //   create(): opens the store (nothing runs yet; a bad database path fails here).
-//   start():  migrate → HTTP client → dispatcher → API → HTTP server (listening) → ready.
+//   start():  migrate → HTTP client → publish batcher → dispatcher → API → HTTP server
+//             (listening) → ready.
 //   stop():   not ready → HTTP server (stop accepting, finish in-flight requests within
-//             server.shutdown_grace) → API (commits queued publishes) → dispatcher (finishes
-//             or releases its leases) → HTTP client. Idempotent; the destructor calls it.
+//             server.shutdown_grace) → API (refuses new requests) → dispatcher (finishes
+//             or releases its leases) → publish batcher (commits and answers every queued
+//             publish) → HTTP client. Idempotent; the destructor calls it.
 // If a step of start() fails, what already started is stopped again and the error returned.
 //
 // Thread-safety: create/start/stop/port are called from one thread (main); the objects

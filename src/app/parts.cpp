@@ -53,13 +53,14 @@ Status App::Parts::build(AppOptions options) {
   if (!address) return std::unexpected(address.error());
   listen = *address;
   if (auto logged = build_logger(options); !logged) return logged;
-  ids = std::make_unique<store::RandomIdGenerator>(clock);
   metrics = std::make_unique<ops::HookdMetrics>(registry);
-  auto opened = open_store(config.database, clock, *ids);
+  auto opened = open_store(config);
   if (!opened) return std::unexpected(opened.error());
-  store = std::move(*opened);
-  register_store_gauges(registry, *store, clock);
+  storage = std::move(*opened);
+  store = storage->store.get();
+  register_store_gauges(registry, *store, storage->clock);
   if (auto client_built = build_client(); !client_built) return client_built;
+  build_publish();
   build_dispatcher();
   if (auto api_built = build_api(); !api_built) return api_built;
   auto inbound_built =
@@ -96,35 +97,35 @@ Status App::Parts::build_client() {
   return {};
 }
 
-Result<store::DispatchRoundResult> App::Parts::RoundsThroughApi::commit_round(
-    store::DispatchRound round) {
-  if (parts_.api) return parts_.api->commit_round(std::move(round));
-  return parts_.store->dispatch_round(round);
+// A commit that created deliveries wakes the dispatcher (built next, started after this).
+void App::Parts::build_publish() {
+  publish = std::make_unique<PublishBatcher>(
+      *store, PublishBatcher::kMaxBatch, PublishBatcher::kMaxQueue, [this] { dispatcher->wake(); });
 }
 
 void App::Parts::build_dispatcher() {
   sender = std::make_unique<outbound::HttpClientSender>(*client);
   // One SQLite writer: the round joins the publishes' commit. PostgreSQL: its own.
-  if (store->single_writer()) rounds = std::make_unique<RoundsThroughApi>(*this);
+  outbound::RoundCommitter* rounds = store->single_writer() ? publish.get() : nullptr;
   dispatcher_options = app::dispatcher_options(config);
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(
       dispatcher_options, outbound::DispatcherDeps{*store, *sender, dispatch_clock, dispatch_random,
-                                                   metrics.get(), logger.get(), rounds.get()});
+                                                   metrics.get(), logger.get(), rounds});
 }
 
 Status App::Parts::build_api() {
   auto options = api_options(config);
   if (!options) return std::unexpected(options.error());
-  api = std::make_unique<api::Api>(api::ApiDeps{*store, clock, api_random, metrics.get(), &registry,
-                                                logger.get(), std::move(*options),
-                                                [this] { dispatcher->wake(); }});
+  api = std::make_unique<api::Api>(api::ApiDeps{*store, *publish, storage->clock, api_random,
+                                                metrics.get(), &registry, logger.get(),
+                                                std::move(*options)});
   return {};
 }
 
-// Every API request goes to the Api. A publish wakes the dispatcher through ApiDeps::
-// on_published; other changes that create due work (resend, replay, recover) are rare and
-// picked up by the dispatcher's poll (delivery.poll_interval).
+// Every API request goes to the Api. A publish wakes the dispatcher through the publish
+// batcher's on_committed hook (build_publish); other changes that create due work (resend,
+// replay, recover) are rare and picked up by the dispatcher's poll (delivery.poll_interval).
 void App::Parts::handle_api(net::HttpRequest request, Respond respond) {
   api->handle(std::move(request), std::move(respond));
 }
@@ -161,6 +162,8 @@ Status App::Parts::start() {
   }
   client->start();
   client_started = true;
+  publish->start();  // before its users, the dispatcher and the API
+  publish_started = true;
   if (auto dispatching = dispatcher->start(); !dispatching) return dispatching;
   dispatcher_started = true;
   if (auto serving = api->start(); !serving) return serving;
@@ -182,11 +185,13 @@ void App::Parts::stop() {
   ready = false;
   logger->info("hookd.stopping");
   if (server_started) server->stop(config.server.shutdown_grace);
-  if (api_started) api->stop();                // answers (commits) every publish it queued
+  if (api_started) api->stop();                // new requests get 503
   if (inbound_started) inbound->stop();        // commits queued events, then the forwarder
   if (dispatcher_started) dispatcher->stop();  // needs the client for in-flight attempts
+  if (publish_started) publish->stop();        // after its users: commits every queued publish
   if (client_started) client->stop();
-  server_started = api_started = dispatcher_started = client_started = inbound_started = false;
+  server_started = api_started = dispatcher_started = publish_started = client_started =
+      inbound_started = false;
   logger->info("hookd.stopped");
   logger->flush();
 }

@@ -11,7 +11,9 @@
 #include "app/app.hpp"
 #include "app/inbound_parts.hpp"
 #include "app/listen_address.hpp"
+#include "app/publish_batcher.hpp"
 #include "app/router.hpp"
+#include "app/store_factory.hpp"
 #include "net/http_client.hpp"
 #include "net/http_server.hpp"
 #include "ops/hookd_metrics.hpp"
@@ -19,8 +21,6 @@
 #include "ops/metrics.hpp"
 #include "outbound/dispatcher.hpp"
 #include "outbound/ports.hpp"
-#include "store/clock.hpp"
-#include "store/id_generator.hpp"
 #include "store/store.hpp"
 
 namespace hookd::app {
@@ -35,27 +35,17 @@ struct App::Parts {
 
   const config::Config config;
   ListenAddress listen;
-  store::SystemClock clock;
-  std::unique_ptr<store::RandomIdGenerator> ids;
+  std::unique_ptr<OpenedStore> storage;  // the store with its clock and ids (store_factory)
   std::unique_ptr<ops::Logger> logger;
   ops::Registry registry;
   std::unique_ptr<ops::HookdMetrics> metrics;
-  std::unique_ptr<store::Store> store;
+  store::Store* store = nullptr;  // storage->store
   std::unique_ptr<net::HttpClient> client;
   outbound::SystemClock dispatch_clock;
   outbound::SystemRandom dispatch_random;
   std::unique_ptr<outbound::HttpClientSender> sender;
-  // The dispatcher's rounds go through the API's publish committer once the API exists
-  // (before that, and whenever its committer is not running, straight to the store).
-  class RoundsThroughApi final : public outbound::RoundCommitter {
-   public:
-    explicit RoundsThroughApi(Parts& parts) : parts_(parts) {}
-    Result<store::DispatchRoundResult> commit_round(store::DispatchRound round) override;
-
-   private:
-    Parts& parts_;
-  };
-  std::unique_ptr<RoundsThroughApi> rounds;
+  // Group commit for the API's publishes and (one SQLite writer) the dispatcher's rounds.
+  std::unique_ptr<PublishBatcher> publish;
   outbound::DispatcherOptions dispatcher_options;
   std::unique_ptr<outbound::Dispatcher> dispatcher;
   api::SystemRandom api_random;
@@ -67,6 +57,7 @@ struct App::Parts {
   std::atomic<bool> ready{false};
   bool started = false;  // start() ran (fully or partly): stop() has work to do
   bool client_started = false;
+  bool publish_started = false;
   bool dispatcher_started = false;
   bool api_started = false;
   bool server_started = false;
@@ -75,6 +66,7 @@ struct App::Parts {
  private:
   Status build_logger(const AppOptions& options);
   Status build_client();
+  void build_publish();
   void build_dispatcher();
   Status build_api();
   void handle_api(net::HttpRequest request, Respond respond);

@@ -59,4 +59,12 @@ Result<std::unique_ptr<store::Store>> open_store(const config::DatabaseConfig& d
   return std::unique_ptr<store::Store>(std::move(*opened));
 }
 
+Result<std::unique_ptr<OpenedStore>> open_store(const config::Config& config) {
+  auto opened = std::make_unique<OpenedStore>();
+  auto store = open_store(config.database, opened->clock, opened->ids);
+  if (!store) return std::unexpected(store.error());
+  opened->store = std::move(*store);
+  return opened;
+}
+
 }  // namespace hookd::app

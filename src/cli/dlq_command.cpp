@@ -6,12 +6,11 @@
 #include <charconv>
 #include <ostream>
 
-#include "api/json_body.hpp"
-#include "api/serialize.hpp"
 #include "app/store_factory.hpp"
 #include "cli/dlq_actions.hpp"
 #include "cli/exit_codes.hpp"
-#include "store/id_generator.hpp"
+#include "wire/json.hpp"
+#include "wire/time.hpp"
 
 namespace hookd::cli {
 namespace {
@@ -51,7 +50,7 @@ void print_table(const std::vector<store::Delivery>& dead, std::ostream& out) {
   for (const auto& d : dead) {
     out << d.id << '\t' << d.msg_id << '\t' << d.endpoint_id << '\t' << d.attempts << '\t'
         << (d.last_response_status ? std::to_string(*d.last_response_status) : "-") << '\t'
-        << one_line(d.last_error.value_or("-")) << '\t' << api::format_time(d.updated_at) << '\n';
+        << one_line(d.last_error.value_or("-")) << '\t' << wire::format_time(d.updated_at) << '\n';
   }
 }
 
@@ -71,7 +70,7 @@ int list(store::Store& store, const DlqArgs& args, std::ostream& out, std::ostre
   }
   if (args.json) {
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto& d : dead->data) rows.push_back(api::to_json(d));
+    for (const auto& d : dead->data) rows.push_back(wire::to_json(d));
     out << rows.dump(2) << '\n';
   } else {
     print_table(dead->data, out);
@@ -94,7 +93,7 @@ std::optional<std::int64_t> parse_time_flag(std::string_view text) {
     if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
     return ms;
   }
-  return api::parse_time(text);
+  return wire::parse_time(text);
 }
 
 CLI::App* add_dlq_command(CLI::App& app, DlqArgs& args) {
@@ -144,14 +143,12 @@ int run_dlq_on(store::Store& store, const DlqArgs& args, std::ostream& out, std:
 int run_dlq(const DlqArgs& args, std::ostream& out, std::ostream& err) {
   const auto config = load_config(args.config, "dlq", err);
   if (!config) return kExitUsage;
-  store::SystemClock clock;
-  store::RandomIdGenerator ids(clock);
-  auto store = app::open_store(config->database, clock, ids);
-  if (!store) {
-    err << "hookd dlq: cannot open the database: " << store.error().message << '\n';
+  auto opened = app::open_store(*config);
+  if (!opened) {
+    err << "hookd dlq: cannot open the database: " << opened.error().message << '\n';
     return kExitInvalid;
   }
-  return run_dlq_on(**store, args, out, err);
+  return run_dlq_on(*(*opened)->store, args, out, err);
 }
 
 }  // namespace hookd::cli

@@ -7,7 +7,6 @@
 #include "app/store_factory.hpp"
 #include "cli/audit_flags.hpp"
 #include "cli/exit_codes.hpp"
-#include "store/id_generator.hpp"
 
 namespace hookd::cli {
 namespace {
@@ -146,16 +145,15 @@ CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args) {
 int run_inbox(const InboxArgs& args, std::ostream& out, std::ostream& err) {
   const auto config = load_config(args.config, "inbox", err);
   if (!config) return kExitUsage;
-  store::SystemClock clock;
-  store::RandomIdGenerator ids(clock);
-  auto store = app::open_store(config->database, clock, ids);
-  if (!store) {
-    err << "hookd inbox: cannot open the database: " << store.error().message << '\n';
+  auto opened = app::open_store(*config);
+  if (!opened) {
+    err << "hookd inbox: cannot open the database: " << opened.error().message << '\n';
     return kExitInvalid;
   }
-  if (args.show != nullptr && args.show->parsed()) return show(**store, args, out, err);
-  if (args.replay != nullptr && args.replay->parsed()) return replay(**store, args, out, err);
-  return list(**store, args, out, err);
+  store::Store& store = *(*opened)->store;
+  if (args.show != nullptr && args.show->parsed()) return show(store, args, out, err);
+  if (args.replay != nullptr && args.replay->parsed()) return replay(store, args, out, err);
+  return list(store, args, out, err);
 }
 
 }  // namespace hookd::cli

@@ -5,7 +5,6 @@
 
 #include "app/store_factory.hpp"
 #include "cli/exit_codes.hpp"
-#include "store/id_generator.hpp"
 
 namespace hookd::cli {
 
@@ -22,18 +21,17 @@ CLI::App* add_migrate_command(CLI::App& app, MigrateArgs& args) {
 int run_migrate(const MigrateArgs& args, std::ostream& out, std::ostream& err) {
   const auto config = load_config(args.config, "migrate", err);
   if (!config) return kExitUsage;
-  store::SystemClock clock;
-  store::RandomIdGenerator ids(clock);
-  auto store = app::open_store(config->database, clock, ids);
-  if (!store) {
-    err << "hookd migrate: cannot open the database: " << store.error().message << '\n';
+  auto opened = app::open_store(*config);
+  if (!opened) {
+    err << "hookd migrate: cannot open the database: " << opened.error().message << '\n';
     return kExitInvalid;
   }
-  if (auto migrated = (*store)->migrate(); !migrated) {
+  store::Store& store = *(*opened)->store;
+  if (auto migrated = store.migrate(); !migrated) {
     err << "hookd migrate: " << migrated.error().message << '\n';
     return kExitInvalid;
   }
-  auto version = (*store)->schema_version();
+  auto version = store.schema_version();
   if (!version) {
     err << "hookd migrate: " << version.error().message << '\n';
     return kExitInvalid;

@@ -41,8 +41,8 @@ class HttpClientSender final : public HttpSender {
 };
 
 // Where the dispatcher's store rounds go. StoreRounds sends them straight to the store; in
-// hookd serve they go through the API's group committer, so that a round shares its commit
-// with the publishes queued meanwhile (api::PublishBatcher::commit_round).
+// hookd serve on SQLite they go through the publishes' group committer, so that a round
+// shares its commit with the publishes queued meanwhile (app::PublishBatcher).
 class RoundCommitter {
  public:
   virtual ~RoundCommitter() = default;

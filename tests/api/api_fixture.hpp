@@ -1,7 +1,8 @@
-// Test fixture for the API: a real SQLite store in a temp file, an Api with one token
-// ("alice" / kToken), and call() which runs Api::handle and waits for the answer (which may
-// come from the publish committer thread). A FaultSwitch fails chosen SQL statements to
-// simulate storage failures.
+// Test fixture for the API: a real SQLite store in a temp file, the real publish group
+// committer over it (app::PublishBatcher, as in hookd serve, started before the Api and
+// stopped after it), an Api with one token ("alice" / kToken), and call() which runs
+// Api::handle and waits for the answer (which may come from the publish committer thread). A
+// FaultSwitch fails chosen SQL statements to simulate storage failures.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "api/api.hpp"
+#include "app/publish_batcher.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/metrics.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -96,6 +98,8 @@ class ApiTest : public ::testing::Test {
     ASSERT_TRUE(opened.has_value()) << opened.error().message;
     store_ = std::move(*opened);
     ASSERT_TRUE(store_->migrate().has_value());
+    publish_ = std::make_unique<app::PublishBatcher>(*store_);
+    publish_->start();
     options_.tokens = {{"alice", kToken}, {"bob", "tok_bob_fedcba9876543210"}};
     start_api();
   }
@@ -103,7 +107,7 @@ class ApiTest : public ::testing::Test {
   // (Re)starts the API with options_.
   void start_api() {
     if (api_) api_->stop();
-    ApiDeps deps{*store_, clock_, random_, &metrics_, &registry_, nullptr, options_};
+    ApiDeps deps{*store_, *publish_, clock_, random_, &metrics_, &registry_, nullptr, options_};
     api_ = std::make_unique<Api>(deps);
     auto started = api_->start();
     ASSERT_TRUE(started.has_value()) << started.error().message;
@@ -111,6 +115,7 @@ class ApiTest : public ::testing::Test {
 
   void TearDown() override {
     if (api_) api_->stop();
+    if (publish_) publish_->stop();  // answers every queued publish while the Api exists
   }
 
   Answer call(std::string method, std::string target, std::string body = {},
@@ -181,6 +186,7 @@ class ApiTest : public ::testing::Test {
   store::testing::FakeIds ids_;
   std::shared_ptr<FaultSwitch> faults_ = std::make_shared<FaultSwitch>();
   std::unique_ptr<store::Store> store_;
+  std::unique_ptr<app::PublishBatcher> publish_;
   ApiOptions options_;  // start_api() uses these
   CountingRandom random_;
   ops::Registry registry_;

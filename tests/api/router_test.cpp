@@ -1,4 +1,4 @@
-// Router, JSON body reading and time formatting.
+// Router and JSON body reading.
 #include <gtest/gtest.h>
 
 #include "api/json_body.hpp"
@@ -91,16 +91,6 @@ TEST(JsonBody, FieldsCollectEveryProblem) {
   EXPECT_EQ(f.errors()[0].field, "name");
   EXPECT_EQ(f.errors()[2].field, "list[1]");
   EXPECT_EQ(f.errors()[3].message, "is required");
-}
-
-TEST(Time, FormatsAndParsesIso8601) {
-  EXPECT_EQ(format_time(1'704'067'200'000), "2024-01-01T00:00:00.000Z");
-  EXPECT_EQ(format_time(1'704'067'200'123), "2024-01-01T00:00:00.123Z");
-  EXPECT_EQ(parse_time("2024-01-01T00:00:00Z"), 1'704'067'200'000);
-  EXPECT_EQ(parse_time("2024-01-01T00:00:00.123Z"), 1'704'067'200'123);
-  EXPECT_EQ(parse_time("2024-01-01T01:00:00+01:00"), 1'704'067'200'000);
-  EXPECT_FALSE(parse_time("2024-01-01").has_value());
-  EXPECT_FALSE(parse_time("yesterday").has_value());
 }
 
 }  // namespace

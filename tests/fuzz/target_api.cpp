@@ -1,5 +1,6 @@
 // Fuzz target for the REST API's request handling (JSON bodies, paths, query strings,
-// Idempotency-Key): Api::handle on a real SQLite store answers every request with a status
+// Idempotency-Key): Api::handle on a real SQLite store (publishes group-committed by the real
+// app::PublishBatcher) answers every request with a status
 // in 200..599 other than 500, and every error is problem+json with a title (A33); an
 // accepted publish answers the payload's exact bytes (A38). No dispatcher runs, so nothing
 // is sent anywhere; endpoint URLs are only parsed.
@@ -10,6 +11,7 @@
 
 #include "api/api.hpp"
 #include "api/json_body.hpp"
+#include "app/publish_batcher.hpp"
 #include "fuzz/fuzz_target.hpp"
 #include "store/clock.hpp"
 #include "store/id_generator.hpp"
@@ -36,8 +38,10 @@ class ApiHarness {
     expect(store_->migrate().has_value(), "fuzz setup: migrate failed");
     api::ApiOptions options;
     options.tokens = {{"fuzz", kToken}};
-    api_ = std::make_unique<api::Api>(
-        api::ApiDeps{*store_, clock_, random_, nullptr, nullptr, nullptr, std::move(options)});
+    publish_ = std::make_unique<app::PublishBatcher>(*store_);
+    publish_->start();
+    api_ = std::make_unique<api::Api>(api::ApiDeps{*store_, *publish_, clock_, random_, nullptr,
+                                                   nullptr, nullptr, std::move(options)});
     expect(api_->start().has_value(), "fuzz setup: api start failed");
     endpoints_app_ = create("/api/v1/app", R"({"name":"endpoints"})");
     publish_app_ = create("/api/v1/app", R"({"name":"publish"})");
@@ -47,7 +51,9 @@ class ApiHarness {
 
   ~ApiHarness() {
     api_->stop();
+    publish_->stop();  // answers every queued publish while the Api exists
     api_.reset();
+    publish_.reset();
     store_.reset();
     std::error_code ignored;
     std::filesystem::remove_all(dir_, ignored);
@@ -83,6 +89,7 @@ class ApiHarness {
   store::SystemClock clock_;
   store::RandomIdGenerator ids_{clock_};
   std::unique_ptr<store::Store> store_;
+  std::unique_ptr<app::PublishBatcher> publish_;
   api::SystemRandom random_;
   std::unique_ptr<api::Api> api_;
   std::string endpoints_app_, publish_app_, endpoint_;

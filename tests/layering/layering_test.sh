@@ -17,14 +17,15 @@ declare -A allowed=(
   [hookd_store]="core store"
   [hookd_store_sqlite]="core store store/sqlite"
   [hookd_store_postgres]="core store store/postgres"
+  [hookd_wire]="core store wire"
   [hookd_net]="core net"
-  [hookd_config]="core config"
+  [hookd_config]="config core"
   [hookd_ops]="core ops"
-  [hookd_api]="api config core net ops store"
-  [hookd_outbound]="config core net ops outbound store"
-  [hookd_inbound]="config core inbound net ops outbound store"
-  [hookd_app]="api app config core inbound net ops outbound store store/postgres store/sqlite"
-  [hookd_cli]="api app cli config core inbound net ops outbound store store/postgres store/sqlite"
+  [hookd_api]="api core net ops store wire"
+  [hookd_outbound]="core net ops outbound store"
+  [hookd_inbound]="core inbound net ops outbound store"
+  [hookd_app]="api app config core inbound net ops outbound store store/postgres store/sqlite wire"
+  [hookd_cli]="api app cli config core inbound net ops outbound store store/postgres store/sqlite wire"
 )
 failures=0
 fail() {

@@ -1,8 +1,8 @@
-#include "api/publish_batcher.hpp"
+#include "app/publish_batcher.hpp"
 
 #include <utility>
 
-namespace hookd::api {
+namespace hookd::app {
 
 store::Written<PublishSpec> PublishSpec::write(Writer& store, std::vector<Value> publishes,
                                                std::optional<Round> round) {
@@ -13,4 +13,9 @@ store::Written<PublishSpec> PublishSpec::write(Writer& store, std::vector<Value>
   return {std::move(result.published), std::move(result.round)};
 }
 
-}  // namespace hookd::api
+api::PublishPort::Stats PublishBatcher::stats() const {
+  const auto s = RoundSharingBatcher::stats();
+  return {s.commits, s.items, s.largest, s.rounds};
+}
+
+}  // namespace hookd::app

@@ -1,6 +1,7 @@
 // PublishBatcher: group commit answers every item and tells its owner (the dispatcher's
-// wake-up) only when a commit created deliveries.
-#include "api/publish_batcher.hpp"
+// wake-up) only when a commit created deliveries; a round shares the publishes' commit;
+// stop() answers every queued publish, committing them.
+#include "app/publish_batcher.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +12,7 @@
 
 #include "support/concurrency.hpp"
 
-namespace hookd::api {
+namespace hookd::app {
 namespace {
 
 using hookd::testing::wait_until;
@@ -128,5 +129,33 @@ TEST(PublishBatcherTest, ARoundQueuedWithPublishesSharesTheirCommit) {
   EXPECT_EQ(batcher.stats().rounds, 1U);
 }
 
+// What App::stop relies on (it stops the batcher after the API and the dispatcher): stop()
+// commits and answers every publish still queued before the committer ends, and refuses
+// publishes after (the API answers those 503).
+TEST(PublishBatcherTest, StopAnswersEveryQueuedPublishCommittingThem) {
+  FakeWriter store;
+  PublishBatcher batcher(store, 16, 100);
+  hookd::testing::HeldCommit first;  // after the batcher: released before it is destroyed
+  store.hold_first = first.held();
+  batcher.start();
+  std::atomic<int> answered{0};
+  auto submit = [&] {
+    store::NewMessage m;
+    m.event_type = "order.created";
+    return batcher.submit(std::move(m), [&](Result<store::PublishOutcome> r) {
+      if (r) ++answered;
+    });
+  };
+  ASSERT_TRUE(submit());  // the committer takes it and waits in write_batch
+  wait_until([&] { return store.batches.load() == 1; });
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(submit());
+  auto stopped = std::async(std::launch::async, [&] { batcher.stop(); });
+  first.release();
+  stopped.get();
+  EXPECT_EQ(answered.load(), 5);
+  EXPECT_EQ(store.batches.load(), 2);
+  EXPECT_FALSE(submit());
+}
+
 }  // namespace
-}  // namespace hookd::api
+}  // namespace hookd::app

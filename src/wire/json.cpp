@@ -1,8 +1,8 @@
-#include "api/serialize.hpp"
+#include "wire/json.hpp"
 
-#include "api/json_body.hpp"
+#include "wire/time.hpp"
 
-namespace hookd::api {
+namespace hookd::wire {
 namespace {
 
 template <class T>
@@ -193,4 +193,4 @@ nlohmann::json to_json(const store::AuditEntry& e) {
           {"after", e.after ? json_or_string(*e.after) : nlohmann::json(nullptr)}};
 }
 
-}  // namespace hookd::api
+}  // namespace hookd::wire

@@ -1,10 +1,10 @@
 // message_json splices the stored payload as it is (A38), page_json of messages does the
 // same for every item, and append_member adds a member to an object's text.
-#include "api/serialize.hpp"
+#include "wire/json.hpp"
 
 #include <gtest/gtest.h>
 
-namespace hookd::api {
+namespace hookd::wire {
 namespace {
 
 store::Message message_with(std::string payload) {
@@ -93,4 +93,4 @@ TEST(AppendMemberTest, AddsAMemberToObjectText) {
 }
 
 }  // namespace
-}  // namespace hookd::api
+}  // namespace hookd::wire

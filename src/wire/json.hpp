@@ -1,7 +1,8 @@
 // Svix-shaped JSON for hookd's records (camelCase names, ISO-8601 times, `{data, iterator,
 // prevIterator, done}` pages), plus hookd's own fields (fifo, retryPolicy, timeouts,
-// orderingKey/sequence, dead-letter and audit records). Output only; request bodies are
-// read in inputs.hpp. Thread-safety: pure functions.
+// orderingKey/sequence, dead-letter and audit records): hookd's JSON wire format, used by
+// the REST API's answers and the CLI's --json output. Output only; the API reads request
+// bodies in api/json_body.hpp. Thread-safety: pure functions.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,7 @@
 #include "store/model.hpp"
 #include "store/paging.hpp"
 
-namespace hookd::api {
+namespace hookd::wire {
 
 nlohmann::json to_json(const store::Application& app);
 nlohmann::json to_json(const store::EventType& type);
@@ -54,4 +55,4 @@ std::string page_json(const store::Page<T>& page, const store::PageRequest& requ
 // Messages: each rendered by message_json (the payloads' exact bytes).
 std::string page_json(const store::Page<store::Message>& page, const store::PageRequest& request);
 
-}  // namespace hookd::api
+}  // namespace hookd::wire
