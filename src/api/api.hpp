@@ -20,9 +20,9 @@
 #include <span>
 
 #include "config/config.hpp"
+#include "hookd/env.hpp"
 #include "hookd/result.hpp"
 #include "net/http_types.hpp"
-#include "store/clock.hpp"
 #include "store/store.hpp"
 
 namespace hookd::ops {
@@ -36,19 +36,6 @@ namespace hookd::api {
 // Answers one request; called exactly once, from any thread.
 using Respond = std::move_only_function<void(net::HttpResponse)>;
 
-// Random bytes for new endpoint secrets (whsec_...). Must be safe to call from any thread.
-class RandomSource {
- public:
-  virtual ~RandomSource() = default;
-  virtual void fill(std::span<std::uint8_t> out) = 0;
-};
-
-// OpenSSL RAND_bytes (aborts if the system RNG fails: nothing sensible can continue).
-class SystemRandom final : public RandomSource {
- public:
-  void fill(std::span<std::uint8_t> out) override;
-};
-
 struct ApiOptions {
   std::size_t publish_max_batch = 256;     // messages per group commit
   std::size_t publish_max_queue = 10'000;  // queued publishes; beyond → 503
@@ -59,8 +46,8 @@ struct ApiOptions {
 struct ApiDeps {
   store::Store& store;
   const config::Config& config;  // auth.tokens, server limits, ssrf allow-list
-  store::Clock& clock;
-  RandomSource& random;
+  Clock& clock;
+  Random& random;                        // fill(): new endpoint secrets (whsec_...)
   ops::HookdMetrics* metrics = nullptr;  // optional: idempotency outcomes
   ops::Registry* registry = nullptr;     // optional: API counters (auth failures, publishes)
   ops::Logger* logger = nullptr;         // optional

@@ -74,7 +74,7 @@ Status App::Parts::build(AppOptions options) {
   if (!address) return std::unexpected(address.error());
   listen = *address;
   if (auto logged = build_logger(options); !logged) return logged;
-  ids = std::make_unique<store::RandomIdGenerator>(clock);
+  ids = std::make_unique<store::RandomIdGenerator>(clock, random);
   metrics = std::make_unique<ops::HookdMetrics>(registry);
   auto opened = open_store(config.database, clock, *ids);
   if (!opened) return std::unexpected(opened.error());
@@ -83,9 +83,8 @@ Status App::Parts::build(AppOptions options) {
   if (auto client_built = build_client(); !client_built) return client_built;
   build_dispatcher();
   build_api();
-  auto inbound_built =
-      InboundParts::build({config, *store, dispatch_clock, dispatch_random, registry, metrics.get(),
-                           logger.get(), dispatcher_options.node_id});
+  auto inbound_built = InboundParts::build({config, *store, clock, random, registry, metrics.get(),
+                                            logger.get(), dispatcher_options.node_id});
   if (!inbound_built) return std::unexpected(inbound_built.error());
   inbound = std::move(*inbound_built);
   build_server();
@@ -124,18 +123,21 @@ Result<store::DispatchRoundResult> App::Parts::RoundsThroughApi::commit_round(
 }
 
 void App::Parts::build_dispatcher() {
-  sender = std::make_unique<outbound::HttpClientSender>(*client);
   // One SQLite writer: the round joins the publishes' commit. PostgreSQL: its own.
-  if (store->single_writer()) rounds = std::make_unique<RoundsThroughApi>(*this);
+  if (store->single_writer()) {
+    rounds = std::make_unique<RoundsThroughApi>(*this);
+  } else {
+    rounds = std::make_unique<outbound::StoreRounds>(*store);
+  }
   dispatcher_options = outbound::DispatcherOptions::from(config);
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(
-      dispatcher_options, outbound::DispatcherDeps{*store, *sender, dispatch_clock, dispatch_random,
-                                                   metrics.get(), logger.get(), rounds.get()});
+      dispatcher_options, outbound::DispatcherDeps{*store, *store, *rounds, *client, clock, random,
+                                                   metrics.get(), logger.get()});
 }
 
 void App::Parts::build_api() {
-  api = std::make_unique<api::Api>(api::ApiDeps{*store, config, clock, api_random, metrics.get(),
+  api = std::make_unique<api::Api>(api::ApiDeps{*store, config, clock, random, metrics.get(),
                                                 &registry, logger.get(), api::ApiOptions{},
                                                 [this] { dispatcher->wake(); }});
 }

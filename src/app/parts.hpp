@@ -12,6 +12,7 @@
 #include "app/inbound_parts.hpp"
 #include "app/listen_address.hpp"
 #include "app/router.hpp"
+#include "env/system_env.hpp"
 #include "net/http_client.hpp"
 #include "net/http_server.hpp"
 #include "ops/hookd_metrics.hpp"
@@ -19,7 +20,6 @@
 #include "ops/metrics.hpp"
 #include "outbound/dispatcher.hpp"
 #include "outbound/ports.hpp"
-#include "store/clock.hpp"
 #include "store/id_generator.hpp"
 #include "store/store.hpp"
 
@@ -35,18 +35,18 @@ struct App::Parts {
 
   const config::Config config;
   ListenAddress listen;
-  store::SystemClock clock;
+  // The daemon's one clock and one source of randomness, passed to everything.
+  env::SystemClock clock;
+  env::SystemRandom random;
   std::unique_ptr<store::RandomIdGenerator> ids;
   std::unique_ptr<ops::Logger> logger;
   ops::Registry registry;
   std::unique_ptr<ops::HookdMetrics> metrics;
   std::unique_ptr<store::Store> store;
   std::unique_ptr<net::HttpClient> client;
-  outbound::SystemClock dispatch_clock;
-  outbound::SystemRandom dispatch_random;
-  std::unique_ptr<outbound::HttpClientSender> sender;
-  // The dispatcher's rounds go through the API's publish committer once the API exists
-  // (before that, and whenever its committer is not running, straight to the store).
+  // On SQLite the dispatcher's rounds go through the API's publish committer once the API
+  // exists (before that, and whenever its committer is not running, straight to the store);
+  // on PostgreSQL straight to the store (outbound::StoreRounds).
   class RoundsThroughApi final : public outbound::RoundCommitter {
    public:
     explicit RoundsThroughApi(Parts& parts) : parts_(parts) {}
@@ -55,10 +55,9 @@ struct App::Parts {
    private:
     Parts& parts_;
   };
-  std::unique_ptr<RoundsThroughApi> rounds;
+  std::unique_ptr<outbound::RoundCommitter> rounds;
   outbound::DispatcherOptions dispatcher_options;
   std::unique_ptr<outbound::Dispatcher> dispatcher;
-  api::SystemRandom api_random;
   std::unique_ptr<api::Api> api;
   std::unique_ptr<InboundParts> inbound;  // /in/<source> and the forwarder
   std::unique_ptr<Router> router;

@@ -9,15 +9,16 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "hookd/env.hpp"
 #include "hookd/result.hpp"
-#include "store/clock.hpp"
+#include "store/id_generator.hpp"
 #include "store/store.hpp"
 
 namespace hookd::app {
 
 // `clock` and `ids` must outlive the store.
 Result<std::unique_ptr<store::Store>> open_store(const config::DatabaseConfig& database,
-                                                 store::Clock& clock, store::IdGenerator& ids);
+                                                 Clock& clock, store::IdGenerator& ids);
 
 // `url` fit for logs: a PostgreSQL URL's password (user:PASSWORD@ or ?password=) replaced by
 // "<redacted>"; SQLite paths unchanged.

@@ -11,6 +11,7 @@
 #include "app/store_factory.hpp"
 #include "cli/dlq_actions.hpp"
 #include "cli/exit_codes.hpp"
+#include "env/system_env.hpp"
 #include "store/id_generator.hpp"
 
 namespace hookd::cli {
@@ -144,8 +145,9 @@ int run_dlq_on(store::Store& store, const DlqArgs& args, std::ostream& out, std:
 int run_dlq(const DlqArgs& args, std::ostream& out, std::ostream& err) {
   const auto config = load_config(args.config, "dlq", err);
   if (!config) return kExitUsage;
-  store::SystemClock clock;
-  store::RandomIdGenerator ids(clock);
+  env::SystemClock clock;
+  env::SystemRandom random;
+  store::RandomIdGenerator ids(clock, random);
   auto store = app::open_store(config->database, clock, ids);
   if (!store) {
     err << "hookd dlq: cannot open the database: " << store.error().message << '\n';

@@ -7,6 +7,7 @@
 #include "app/store_factory.hpp"
 #include "cli/audit_flags.hpp"
 #include "cli/exit_codes.hpp"
+#include "env/system_env.hpp"
 #include "store/id_generator.hpp"
 
 namespace hookd::cli {
@@ -146,8 +147,9 @@ CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args) {
 int run_inbox(const InboxArgs& args, std::ostream& out, std::ostream& err) {
   const auto config = load_config(args.config, "inbox", err);
   if (!config) return kExitUsage;
-  store::SystemClock clock;
-  store::RandomIdGenerator ids(clock);
+  env::SystemClock clock;
+  env::SystemRandom random;
+  store::RandomIdGenerator ids(clock, random);
   auto store = app::open_store(config->database, clock, ids);
   if (!store) {
     err << "hookd inbox: cannot open the database: " << store.error().message << '\n';

@@ -5,6 +5,7 @@
 
 #include "app/store_factory.hpp"
 #include "cli/exit_codes.hpp"
+#include "env/system_env.hpp"
 #include "store/id_generator.hpp"
 
 namespace hookd::cli {
@@ -22,8 +23,9 @@ CLI::App* add_migrate_command(CLI::App& app, MigrateArgs& args) {
 int run_migrate(const MigrateArgs& args, std::ostream& out, std::ostream& err) {
   const auto config = load_config(args.config, "migrate", err);
   if (!config) return kExitUsage;
-  store::SystemClock clock;
-  store::RandomIdGenerator ids(clock);
+  env::SystemClock clock;
+  env::SystemRandom random;
+  store::RandomIdGenerator ids(clock, random);
   auto store = app::open_store(config->database, clock, ids);
   if (!store) {
     err << "hookd migrate: cannot open the database: " << store.error().message << '\n';

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "api/api.hpp"
+#include "env/fake_env.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/metrics.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -23,19 +24,6 @@
 namespace hookd::api::testing {
 
 inline constexpr const char* kToken = "tok_alice_0123456789abcdef";
-
-// Deterministic "random" bytes (a counter).
-class CountingRandom final : public RandomSource {
- public:
-  void fill(std::span<std::uint8_t> out) override {
-    std::lock_guard lock(mu_);
-    for (auto& b : out) b = static_cast<std::uint8_t>(next_++);
-  }
-
- private:
-  std::mutex mu_;
-  std::uint8_t next_ = 1;
-};
 
 // Fails every statement whose SQL contains `needle` while armed; counts the statements
 // seen (e.g. "BEGIN IMMEDIATE": write transactions).
@@ -182,7 +170,7 @@ class ApiTest : public ::testing::Test {
   std::shared_ptr<FaultSwitch> faults_ = std::make_shared<FaultSwitch>();
   std::unique_ptr<store::Store> store_;
   config::Config config_;
-  CountingRandom random_;
+  env::FakeRandom random_;  // deterministic "random" bytes (a counter)
   ops::Registry registry_;
   ops::HookdMetrics metrics_{registry_};
   std::unique_ptr<Api> api_;

@@ -11,8 +11,8 @@
 #include "api/api.hpp"
 #include "api/json_body.hpp"
 #include "config/config.hpp"
+#include "env/system_env.hpp"
 #include "fuzz/fuzz_target.hpp"
-#include "store/clock.hpp"
 #include "store/id_generator.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 
@@ -79,11 +79,11 @@ class ApiHarness {
   }
 
   std::filesystem::path dir_;
-  store::SystemClock clock_;
-  store::RandomIdGenerator ids_{clock_};
+  env::SystemClock clock_;
+  env::SystemRandom random_;
+  store::RandomIdGenerator ids_{clock_, random_};
   std::unique_ptr<store::Store> store_;
   config::Config config_;
-  api::SystemRandom random_;
   std::unique_ptr<api::Api> api_;
   std::string endpoints_app_, publish_app_, endpoint_;
 };
