@@ -11,13 +11,15 @@
 #include <random>
 #include <thread>
 
-#include "store/clock.hpp"
+#include "env/system_env.hpp"
 #include "store/id_generator.hpp"
 #include "store/postgres/pg_store.hpp"
 
 namespace {
 
 using namespace hookd::store;
+using hookd::Clock;
+namespace env = hookd::env;
 
 constexpr int kMessages = 20'000;
 constexpr int kBatch = 100;
@@ -65,8 +67,9 @@ void BM_PgDeliveriesPerSecond(benchmark::State& state) {
     return;
   }
   const int nodes = static_cast<int>(state.range(0));
-  SystemClock clock;
-  RandomIdGenerator ids(clock);
+  env::SystemClock clock;
+  env::SystemRandom random;
+  RandomIdGenerator ids(clock, random);
   for (auto _ : state) {
     state.PauseTiming();
     const std::string schema = fresh_schema();

@@ -35,11 +35,9 @@
 #include <vector>
 
 #include "hookd/result.hpp"
+#include "hookd/time.hpp"
 
 namespace hookd {
-
-using Duration = std::chrono::milliseconds;
-using TimePoint = std::chrono::sys_time<std::chrono::milliseconds>;
 
 // ---- Status classification -------------------------------------------------------------
 

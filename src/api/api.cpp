@@ -2,8 +2,6 @@
 // idempotency → handler) and helpers shared by the handlers.
 #include "api/api.hpp"
 
-#include <openssl/rand.h>
-
 #include <cstdlib>
 #include <exception>
 
@@ -14,10 +12,6 @@
 #include "ops/log.hpp"
 
 namespace hookd::api {
-
-void SystemRandom::fill(std::span<std::uint8_t> out) {
-  if (RAND_bytes(out.data(), static_cast<int>(out.size())) != 1) std::abort();
-}
 
 Api::Api(ApiDeps deps) : impl_(std::make_unique<Impl>(std::move(deps))) {}
 Api::~Api() { stop(); }

@@ -23,9 +23,9 @@
 #include "api/auth.hpp"
 #include "api/publish_port.hpp"
 #include "core/address_policy.hpp"
+#include "hookd/env.hpp"
 #include "hookd/result.hpp"
 #include "net/http_types.hpp"
-#include "store/clock.hpp"
 #include "store/store.hpp"
 
 namespace hookd::ops {
@@ -38,19 +38,6 @@ namespace hookd::api {
 
 // Answers one request; called exactly once, from any thread.
 using Respond = std::move_only_function<void(net::HttpResponse)>;
-
-// Random bytes for new endpoint secrets (whsec_...). Must be safe to call from any thread.
-class RandomSource {
- public:
-  virtual ~RandomSource() = default;
-  virtual void fill(std::span<std::uint8_t> out) = 0;
-};
-
-// OpenSSL RAND_bytes (aborts if the system RNG fails: nothing sensible can continue).
-class SystemRandom final : public RandomSource {
- public:
-  void fill(std::span<std::uint8_t> out) override;
-};
 
 struct ApiOptions {
   std::chrono::milliseconds idempotency_ttl = std::chrono::hours(24);
@@ -65,8 +52,8 @@ struct ApiDeps {
   // Publishes go here (group commit). Its answers call back into the Api: the owner stops
   // it, answering every publish it accepted, before destroying the Api.
   PublishPort& publish;
-  store::Clock& clock;
-  RandomSource& random;
+  Clock& clock;
+  Random& random;  // fill(): new endpoint secrets (whsec_...)
   ops::HookdMetrics* metrics = nullptr;  // optional: idempotency outcomes
   ops::Registry* registry = nullptr;     // optional: API counters (auth failures, publishes)
   ops::Logger* logger = nullptr;         // optional

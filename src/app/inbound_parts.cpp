@@ -27,7 +27,6 @@ Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
   client_options.thread_name = "hookd-fwd-http";
   client_options.nice = config.delivery.inbound_forward_nice;
   p->client_ = std::make_unique<net::HttpClient>(std::move(client_options));
-  p->sender_ = std::make_unique<outbound::HttpClientSender>(*p->client_);
   p->metrics_ = std::make_unique<inbound::InboundMetrics>(p->deps_.registry, p->deps_.catalogue);
   p->batcher_ = std::make_unique<inbound::InboxBatcher>(p->deps_.store, kMaxBatch, kMaxQueue);
   auto* clock = &p->deps_.clock;
@@ -41,7 +40,7 @@ Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
 
   p->forwarder_ = std::make_unique<inbound::Forwarder>(
       forwarder_options(config, p->deps_.node_id),
-      inbound::ForwarderDeps{p->deps_.store, *p->sender_, p->deps_.clock, p->deps_.random,
+      inbound::ForwarderDeps{p->deps_.store, *p->client_, p->deps_.clock, p->deps_.random,
                              std::move(sources), p->metrics_.get(), p->deps_.logger,
                              // One writer (SQLite): rounds share the receiver's commits.
                              p->deps_.store.single_writer() ? p->batcher_.get() : nullptr});

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "hookd/env.hpp"
 #include "inbound/forwarder.hpp"
 #include "inbound/inbound_metrics.hpp"
 #include "inbound/inbox_batcher.hpp"
@@ -20,7 +21,6 @@
 #include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
-#include "outbound/ports.hpp"
 #include "store/store.hpp"
 
 namespace hookd::app {
@@ -28,8 +28,8 @@ namespace hookd::app {
 struct InboundDeps {
   const config::Config& config;
   store::Store& store;
-  outbound::Clock& clock;
-  outbound::Random& random;
+  Clock& clock;
+  Random& random;
   ops::Registry& registry;
   ops::HookdMetrics* catalogue;
   const ops::Logger* logger;
@@ -53,7 +53,6 @@ class InboundParts {
 
   InboundDeps deps_;
   std::unique_ptr<net::HttpClient> client_;
-  std::unique_ptr<outbound::HttpClientSender> sender_;
   std::unique_ptr<inbound::InboundMetrics> metrics_;
   std::unique_ptr<inbound::InboxBatcher> batcher_;
   std::unique_ptr<inbound::Receiver> receiver_;

@@ -64,8 +64,8 @@ Status App::Parts::build(AppOptions options) {
   build_dispatcher();
   if (auto api_built = build_api(); !api_built) return api_built;
   auto inbound_built =
-      InboundParts::build({config, *store, dispatch_clock, dispatch_random, registry, metrics.get(),
-                           logger.get(), dispatcher_options.node_id});
+      InboundParts::build({config, *store, storage->clock, storage->random, registry,
+                           metrics.get(), logger.get(), dispatcher_options.node_id});
   if (!inbound_built) return std::unexpected(inbound_built.error());
   inbound = std::move(*inbound_built);
   build_server();
@@ -104,22 +104,26 @@ void App::Parts::build_publish() {
 }
 
 void App::Parts::build_dispatcher() {
-  sender = std::make_unique<outbound::HttpClientSender>(*client);
   // One SQLite writer: the round joins the publishes' commit. PostgreSQL: its own.
-  outbound::RoundCommitter* rounds = store->single_writer() ? publish.get() : nullptr;
+  outbound::RoundCommitter* rounds = publish.get();
+  if (!store->single_writer()) {
+    store_rounds = std::make_unique<outbound::StoreRounds>(*store);
+    rounds = store_rounds.get();
+  }
   dispatcher_options = app::dispatcher_options(config);
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(
-      dispatcher_options, outbound::DispatcherDeps{*store, *sender, dispatch_clock, dispatch_random,
-                                                   metrics.get(), logger.get(), rounds});
+      dispatcher_options,
+      outbound::DispatcherDeps{*store, *store, *rounds, *client, storage->clock, storage->random,
+                               metrics.get(), logger.get()});
 }
 
 Status App::Parts::build_api() {
   auto options = api_options(config);
   if (!options) return std::unexpected(options.error());
-  api = std::make_unique<api::Api>(api::ApiDeps{*store, *publish, storage->clock, api_random,
-                                                metrics.get(), &registry, logger.get(),
-                                                std::move(*options)});
+  api = std::make_unique<api::Api>(api::ApiDeps{*store, *publish, storage->clock,
+                                                storage->random, metrics.get(), &registry,
+                                                logger.get(), std::move(*options)});
   return {};
 }
 

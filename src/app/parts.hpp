@@ -35,20 +35,20 @@ struct App::Parts {
 
   const config::Config config;
   ListenAddress listen;
-  std::unique_ptr<OpenedStore> storage;  // the store with its clock and ids (store_factory)
+  // The store with the daemon's one clock and one source of randomness (store_factory),
+  // passed to everything.
+  std::unique_ptr<OpenedStore> storage;
   std::unique_ptr<ops::Logger> logger;
   ops::Registry registry;
   std::unique_ptr<ops::HookdMetrics> metrics;
   store::Store* store = nullptr;  // storage->store
   std::unique_ptr<net::HttpClient> client;
-  outbound::SystemClock dispatch_clock;
-  outbound::SystemRandom dispatch_random;
-  std::unique_ptr<outbound::HttpClientSender> sender;
-  // Group commit for the API's publishes and (one SQLite writer) the dispatcher's rounds.
+  // Group commit for the API's publishes and (one SQLite writer) the dispatcher's rounds;
+  // PostgreSQL rounds go straight to the store (outbound::StoreRounds).
   std::unique_ptr<PublishBatcher> publish;
+  std::unique_ptr<outbound::StoreRounds> store_rounds;
   outbound::DispatcherOptions dispatcher_options;
   std::unique_ptr<outbound::Dispatcher> dispatcher;
-  api::SystemRandom api_random;
   std::unique_ptr<api::Api> api;
   std::unique_ptr<InboundParts> inbound;  // /in/<source> and the forwarder
   std::unique_ptr<Router> router;

@@ -40,7 +40,7 @@ std::string printable_database_url(const std::string& url) {
 }
 
 Result<std::unique_ptr<store::Store>> open_store(const config::DatabaseConfig& database,
-                                                 store::Clock& clock, store::IdGenerator& ids) {
+                                                 Clock& clock, store::IdGenerator& ids) {
   if (database.kind() == config::DatabaseKind::kPostgres) {
     store::postgres::PgOptions options;
     options.url = database.url;

@@ -11,22 +11,25 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "env/system_env.hpp"
+#include "hookd/env.hpp"
 #include "hookd/result.hpp"
-#include "store/clock.hpp"
 #include "store/id_generator.hpp"
 #include "store/store.hpp"
 
 namespace hookd::app {
 
-// An open store with the clock and id generator it uses. Neither copied nor moved: the store
+// An open store with the clock, randomness and id generator it uses. Neither copied nor moved: the store
 // keeps references to the two.
 struct OpenedStore {
   OpenedStore() = default;
   OpenedStore(const OpenedStore&) = delete;
   OpenedStore& operator=(const OpenedStore&) = delete;
 
-  store::SystemClock clock;
-  store::RandomIdGenerator ids{clock};  // time-sortable, monotonic within a millisecond
+  // The daemon's one clock and one source of randomness (hookd serve passes them everywhere).
+  env::SystemClock clock;
+  env::SystemRandom random;
+  store::RandomIdGenerator ids{clock, random};  // time-sortable, monotonic within a millisecond
   std::unique_ptr<store::Store> store;  // last: destroyed first
 };
 
@@ -35,7 +38,7 @@ Result<std::unique_ptr<OpenedStore>> open_store(const config::Config& config);
 
 // The same with a given clock and id generator (tests use fakes); both must outlive the store.
 Result<std::unique_ptr<store::Store>> open_store(const config::DatabaseConfig& database,
-                                                 store::Clock& clock, store::IdGenerator& ids);
+                                                 Clock& clock, store::IdGenerator& ids);
 
 // `url` fit for logs: a PostgreSQL URL's password (user:PASSWORD@ or ?password=) replaced by
 // "<redacted>"; SQLite paths unchanged.

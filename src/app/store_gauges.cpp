@@ -16,7 +16,7 @@ double count(store::Store& store, store::DeliveryStatus status) {
 
 }  // namespace
 
-void register_store_gauges(ops::Registry& registry, store::Store& store, store::Clock& clock) {
+void register_store_gauges(ops::Registry& registry, store::Store& store, Clock& clock) {
   ops::StoreGauges gauges;
   gauges.queue_depth = [&store] {
     return count(store, store::DeliveryStatus::kPending) +

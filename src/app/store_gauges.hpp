@@ -5,12 +5,12 @@
 // Store; `store` and `clock` must outlive the registry's use of them.
 #pragma once
 
+#include "hookd/env.hpp"
 #include "ops/metrics.hpp"
-#include "store/clock.hpp"
 #include "store/store.hpp"
 
 namespace hookd::app {
 
-void register_store_gauges(ops::Registry& registry, store::Store& store, store::Clock& clock);
+void register_store_gauges(ops::Registry& registry, store::Store& store, Clock& clock);
 
 }  // namespace hookd::app

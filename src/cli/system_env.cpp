@@ -1,25 +1,23 @@
 #include "cli/system_env.hpp"
 
 #include <chrono>
-#include <random>
 
+#include "env/system_env.hpp"
 #include "hookd/ids.hpp"
 
 namespace hookd::cli {
 
 std::int64_t unix_now_seconds() {
-  using namespace std::chrono;
-  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
+  env::SystemClock clock;
+  return std::chrono::duration_cast<std::chrono::seconds>(clock.now().time_since_epoch()).count();
 }
 
 std::string new_message_id() {
-  using namespace std::chrono;
-  const std::int64_t unix_ms =
-      duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-  std::random_device device;  // a few bytes per CLI run; no need for a seeded engine
-  IdRandomBytes random{};
-  for (std::uint8_t& byte : random) byte = static_cast<std::uint8_t>(device());
-  return make_id(id_prefix::kMessage, unix_ms, random);
+  env::SystemClock clock;
+  env::SystemRandom random;
+  IdRandomBytes bytes{};
+  random.fill(bytes);
+  return make_id(id_prefix::kMessage, clock.now_ms(), bytes);
 }
 
 }  // namespace hookd::cli

@@ -1,5 +1,5 @@
 // The CLI's reads of the outside world that the pure library takes as parameters: the wall
-// clock and fresh message ids.
+// clock and fresh message ids, from the daemon's env::SystemClock and env::SystemRandom.
 // Thread-safety: safe from any thread.
 #pragma once
 

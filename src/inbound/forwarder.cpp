@@ -111,7 +111,7 @@ void Forwarder::run() {
   }
   // Forwards still in flight after the grace: their events go back to the queue (their late
   // answers are ignored; the app sees them again, deduplicated by Idempotency-Key).
-  if (auto released = deps_.store.inbox_release_leases(options_.lease_owner); !released) {
+  if (auto released = deps_.inbox.inbox_release_leases(options_.lease_owner); !released) {
     if (deps_.logger)
       deps_.logger->warn("forwarder.release_failed", {{"error", released.error().message}});
   }
@@ -128,17 +128,17 @@ DecisionInput Forwarder::decision_input(const Source& source, const store::Inbox
     }
   }
   if (event.entity_key) {
-    if (auto e = deps_.store.inbox_entity(event.source, *event.entity_key)) in.entity = *e;
+    if (auto e = deps_.inbox.inbox_entity(event.source, *event.entity_key)) in.entity = *e;
   }
   for (const auto& dep : event.depends_on) {
-    auto found = deps_.store.inbox_find(event.source, dep);
+    auto found = deps_.inbox.inbox_find(event.source, dep);
     if (!found || !settled(found->status)) {
       in.dependencies_settled = false;
       break;
     }
   }
   if (source.settings.business_key_guard && event.business_key) {
-    auto done = deps_.store.inbox_business_key_processed(event.source, *event.business_key);
+    auto done = deps_.inbox.inbox_business_key_processed(event.source, *event.business_key);
     in.business_key_already_forwarded = done.value_or(false);
   }
   return in;

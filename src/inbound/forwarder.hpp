@@ -1,7 +1,7 @@
 // Forwarder: the asynchronous half of the inbound gateway. One thread of its own claims due
 // inbox events (the store hands out only the head of each entity, in sequence order, under a
 // lease), decides per event with decide() (park / superseded / stale / duplicate business key /
-// forward), and forwards through the outbound HttpSender (the shared libcurl client: one
+// forward), and forwards through a net::HttpSender (a libcurl client of its own: one
 // request per attempt, never a silent resend), signed with Standard Webhooks and carrying
 // Idempotency-Key. Each outcome is a status change (status + history + entity state);
 // failed forwards are retried with the source's RetryPolicy and go `dead` when it gives up
@@ -25,12 +25,13 @@
 #include <string>
 #include <thread>
 
+#include "hookd/env.hpp"
 #include "inbound/inbound_metrics.hpp"
 #include "inbound/inbox_rounds.hpp"
 #include "inbound/ordering.hpp"
 #include "inbound/source.hpp"
+#include "net/http_sender.hpp"
 #include "ops/log.hpp"
-#include "outbound/ports.hpp"
 #include "store/store.hpp"
 
 namespace hookd::inbound {
@@ -51,14 +52,14 @@ struct ForwarderOptions {
 };
 
 struct ForwarderDeps {
-  store::Store& store;
-  outbound::HttpSender& sender;
-  outbound::Clock& clock;
-  outbound::Random& random;
+  store::InboxStore& inbox;
+  net::HttpSender& sender;
+  Clock& clock;
+  Random& random;
   std::map<std::string, std::shared_ptr<const Source>, std::less<>> sources;
   InboundMetrics* metrics = nullptr;
   const ops::Logger* logger = nullptr;
-  // Where rounds are committed; null: store.inbox_round directly (see InboxRounds).
+  // Where rounds are committed; null: inbox.inbox_round directly (see InboxRounds).
   InboxRounds* rounds = nullptr;
 };
 

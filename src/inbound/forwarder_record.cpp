@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "inbound/forwarder.hpp"
-#include "outbound/attempt_outcome.hpp"
+#include "net/retry_outcome.hpp"
 
 namespace hookd::inbound {
 
@@ -22,9 +22,9 @@ void Forwarder::record(Completed done) {
   const auto& r = done.result;
   if (r.error == net::TransportError::kCancelled) return;  // stopping: the lease is released
   const auto now = deps_.clock.now();
-  const auto decision = source.retry.next(
-      outbound::outcome_of(r), static_cast<int>(event.attempts) + 1,
-      TimePoint(std::chrono::milliseconds(event.received_at)), now, deps_.random.uniform01());
+  const auto decision = source.retry.next(net::outcome_of(r), static_cast<int>(event.attempts) + 1,
+                                          TimePoint(std::chrono::milliseconds(event.received_at)),
+                                          now, deps_.random.uniform01());
   store::InboxStatusUpdate u;
   u.id = event.id;
   u.lease_owner = options_.lease_owner;
@@ -88,7 +88,7 @@ bool Forwarder::round(int claim_limit) {
   r.updates.reserve(written.size());
   for (const auto& p : written) r.updates.push_back(p.update);
   auto result = deps_.rounds != nullptr ? deps_.rounds->commit_round(std::move(r))
-                                        : deps_.store.inbox_round(r);
+                                        : deps_.inbox.inbox_round(r);
   settling_.clear();  // committed (or lost with the round): no longer "in this batch"
   if (!result) {
     if (deps_.logger) {

@@ -1,4 +1,5 @@
-// HttpClient: hookd's outbound HTTP client (webhook deliveries, forwards, status checks).
+// HttpClient: hookd's outbound HTTP client (webhook deliveries, forwards, status checks), the
+// HttpSender (http_sender.hpp) of the dispatcher and the forwarder.
 // One background thread drives one libcurl multi handle, so all requests share one
 // connection pool with keep-alive. Policy lives elsewhere: the client never follows
 // redirects (a 3xx is just a status) and never retries (one send() = at most one request
@@ -23,6 +24,7 @@
 #include <string>
 
 #include "net/http_client_types.hpp"
+#include "net/http_sender.hpp"
 
 namespace hookd::net {
 
@@ -49,12 +51,10 @@ struct HttpClientOptions {
   int nice = 0;  // the transfer thread's nice level (see lower_this_thread_priority)
 };
 
-class HttpClient {
+class HttpClient final : public HttpSender {
  public:
-  using Done = std::function<void(AttemptResult)>;
-
   explicit HttpClient(HttpClientOptions options = {});
-  ~HttpClient();  // stops the client
+  ~HttpClient() override;  // stops the client
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
@@ -65,7 +65,7 @@ class HttpClient {
   void stop();
 
   // Queues one attempt; `done` is called exactly once (see the thread-safety note above).
-  void send(OutboundRequest request, Done done);
+  void send(OutboundRequest request, Done done) override;
 
   // Attempts queued or in flight right now (for metrics and tests).
   std::size_t in_flight() const;

@@ -7,20 +7,6 @@ namespace hookd::outbound {
 
 using net::TransportError;
 
-AttemptOutcome outcome_of(const net::AttemptResult& r) {
-  switch (r.error) {
-    case TransportError::kNone:
-      return AttemptOutcome::response(r.status, std::string(r.header("retry-after").value_or("")));
-    case TransportError::kSsrfRefused:
-      return AttemptOutcome::address_refused();
-    case TransportError::kConnectTimeout:
-    case TransportError::kTimeout:
-      return AttemptOutcome::timeout();
-    default:
-      return AttemptOutcome::connection_error();
-  }
-}
-
 std::string_view metric_result(const net::AttemptResult& r) {
   switch (r.error) {
     case TransportError::kNone:

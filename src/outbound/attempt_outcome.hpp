@@ -1,6 +1,7 @@
-// Reading one HTTP attempt's result for the dispatcher: the retry policy's outcome, the
-// metrics label, what it says about the endpoint's health (circuit breaker), and the
-// attempt row for the store. Pure. Thread-safety: stateless.
+// Reading one HTTP attempt's result for the dispatcher: the metrics label, what it says about
+// the endpoint's health (circuit breaker), and the attempt row for the store (the retry
+// policy's outcome is net::outcome_of, shared with the forwarder). Pure. Thread-safety:
+// stateless.
 #pragma once
 
 #include <cstddef>
@@ -10,12 +11,11 @@
 #include "core/endpoint_gate.hpp"
 #include "hookd/retry.hpp"
 #include "net/http_client_types.hpp"
+#include "net/retry_outcome.hpp"
 #include "store/model.hpp"
 #include "store/store.hpp"
 
 namespace hookd::outbound {
-
-AttemptOutcome outcome_of(const net::AttemptResult& result);
 
 // success | http_4xx | http_5xx | timeout | network | refused (the catalogue's labels).
 std::string_view metric_result(const net::AttemptResult& result);

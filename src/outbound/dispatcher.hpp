@@ -1,6 +1,6 @@
 // Dispatcher: hookd's outbound delivery engine (SPEC §3). It leases due deliveries from the
 // Store, asks each endpoint's EndpointGate whether it may send (rate limit, concurrency cap,
-// circuit breaker), signs and sends the message through an HttpSender, and records every
+// circuit breaker), signs and sends the message through a net::HttpSender, and records every
 // attempt together with the delivery's next state (retry at T / delivered / dead-letter /
 // disable the endpoint) in one store call, batched.
 //
@@ -17,13 +17,12 @@
 #include <string>
 
 #include "core/endpoint_gate.hpp"
+#include "hookd/env.hpp"
 #include "hookd/result.hpp"
 #include "hookd/retry.hpp"
+#include "net/http_sender.hpp"
 #include "outbound/ports.hpp"
 
-namespace hookd::store {
-class Store;
-}
 namespace hookd::ops {
 struct HookdMetrics;
 class Logger;
@@ -60,15 +59,17 @@ struct DispatcherOptions {
   std::string lease_owner() const { return node_id + "/dispatcher"; }
 };
 
+// The store aggregates the dispatcher uses, besides its rounds.
 struct DispatcherDeps {
-  store::Store& store;
-  HttpSender& sender;
+  store::EndpointStore& endpoints;   // the endpoint cache's reads, disabling on 410
+  store::DeliveryStore& deliveries;  // release_leases when it stops
+  // Where the store rounds go (StoreRounds: straight to Store::dispatch_round).
+  RoundCommitter& rounds;
+  net::HttpSender& sender;
   Clock& clock;
   Random& random;
   ops::HookdMetrics* metrics = nullptr;  // optional
   ops::Logger* logger = nullptr;         // optional
-  // Optional: where the store rounds go (default: store.dispatch_round directly).
-  RoundCommitter* rounds = nullptr;
 };
 
 // Counters for tests, the console and metrics not in the catalogue.

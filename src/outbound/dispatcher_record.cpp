@@ -52,7 +52,7 @@ void Dispatcher::Impl::complete(std::vector<Completion> completions) {
                                 ? TimePoint(Duration(*job.delivery.first_attempt_at))
                                 : job.started;
     RetryDecision decision =
-        state.policy->next(outcome_of(r), attempts_made, first, now, deps_.random.uniform01());
+        state.policy->next(net::outcome_of(r), attempts_made, first, now, deps_.random.uniform01());
     store::AttemptReport report;
     report.delivery_id = job.delivery.id;
     report.lease_owner = owner_;
@@ -123,7 +123,8 @@ void Dispatcher::Impl::disable_endpoint(const Finished& item) {
   audit.target_type = "endpoint";
   audit.target_id = d.endpoint_id;
   audit.reason = reason;  // before/after: the row's state, filled in by the store
-  auto disabled = deps_.store.set_endpoint_disabled(d.app_id, d.endpoint_id, true, reason, audit);
+  auto disabled =
+      deps_.endpoints.set_endpoint_disabled(d.app_id, d.endpoint_id, true, reason, audit);
   if (!disabled) {
     update_stats([](auto& s) { ++s.store_errors; });
     if (deps_.logger) {

@@ -56,8 +56,7 @@ bool Dispatcher::Impl::round(bool claim) {
   std::vector<Finished> reporting;
   store::DispatchRound request = next_round(claim, reporting);
   const int claim_limit = request.claim_limit;
-  auto result = deps_.rounds != nullptr ? deps_.rounds->commit_round(std::move(request))
-                                        : deps_.store.dispatch_round(request);
+  auto result = deps_.rounds.commit_round(std::move(request));
   update_stats([](auto& s) { ++s.rounds; });
   if (!result) {
     // Nothing of the round was kept: retried by the next one (leases still ours meanwhile;
@@ -116,7 +115,7 @@ EndpointState* Dispatcher::Impl::endpoint_state(const std::string& app_id,
 
 // Re-reads the endpoint; false when it is gone. Keeps the gate (and its breaker state).
 bool Dispatcher::Impl::refresh(EndpointState& state, TimePoint now) {
-  auto ep = deps_.store.get_endpoint(state.endpoint.app_id, state.endpoint.id);
+  auto ep = deps_.endpoints.get_endpoint(state.endpoint.app_id, state.endpoint.id);
   state.fetched_at = now;
   if (!ep) {
     state.usable = false;
@@ -208,7 +207,7 @@ void Dispatcher::Impl::drain_and_release() {
   // leased, due now, so pending give-backs need no round of their own.
   give_backs_.clear();
   if (!unrecorded_.empty()) round(false);
-  auto released = deps_.store.release_leases(owner_);
+  auto released = deps_.deliveries.release_leases(owner_);
   if (!released && deps_.logger) {
     deps_.logger->error("dispatcher.release_failed", {{"error", released.error().message}});
   }

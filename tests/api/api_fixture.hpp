@@ -17,6 +17,7 @@
 
 #include "api/api.hpp"
 #include "app/publish_batcher.hpp"
+#include "env/fake_env.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/metrics.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -25,19 +26,6 @@
 namespace hookd::api::testing {
 
 inline constexpr const char* kToken = "tok_alice_0123456789abcdef";
-
-// Deterministic "random" bytes (a counter).
-class CountingRandom final : public RandomSource {
- public:
-  void fill(std::span<std::uint8_t> out) override {
-    std::lock_guard lock(mu_);
-    for (auto& b : out) b = static_cast<std::uint8_t>(next_++);
-  }
-
- private:
-  std::mutex mu_;
-  std::uint8_t next_ = 1;
-};
 
 // Fails every statement whose SQL contains `needle` while armed; counts the statements
 // seen (e.g. "BEGIN IMMEDIATE": write transactions).
@@ -188,7 +176,7 @@ class ApiTest : public ::testing::Test {
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<app::PublishBatcher> publish_;
   ApiOptions options_;  // start_api() uses these
-  CountingRandom random_;
+  env::FakeRandom random_;  // deterministic "random" bytes (a counter)
   ops::Registry registry_;
   ops::HookdMetrics metrics_{registry_};
   std::unique_ptr<Api> api_;

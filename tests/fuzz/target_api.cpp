@@ -12,8 +12,8 @@
 #include "api/api.hpp"
 #include "api/json_body.hpp"
 #include "app/publish_batcher.hpp"
+#include "env/system_env.hpp"
 #include "fuzz/fuzz_target.hpp"
-#include "store/clock.hpp"
 #include "store/id_generator.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 
@@ -86,11 +86,11 @@ class ApiHarness {
   }
 
   std::filesystem::path dir_;
-  store::SystemClock clock_;
-  store::RandomIdGenerator ids_{clock_};
+  env::SystemClock clock_;
+  env::SystemRandom random_;
+  store::RandomIdGenerator ids_{clock_, random_};
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<app::PublishBatcher> publish_;
-  api::SystemRandom random_;
   std::unique_ptr<api::Api> api_;
   std::string endpoints_app_, publish_app_, endpoint_;
 };

@@ -19,7 +19,7 @@ namespace {
 using namespace testing;
 using namespace std::chrono_literals;
 
-class FakeSender final : public outbound::HttpSender {
+class FakeSender final : public net::HttpSender {
  public:
   void send(net::OutboundRequest request, Done done) override {
     net::AttemptResult r;
@@ -39,16 +39,6 @@ class FakeSender final : public outbound::HttpSender {
   int status = 200;
 };
 
-class FixedClock final : public outbound::Clock {
- public:
-  TimePoint now() override { return TimePoint(std::chrono::milliseconds(kNow * 1000)); }
-};
-
-class FixedRandom final : public outbound::Random {
- public:
-  double uniform01() override { return 0.5; }
-};
-
 std::string header(const net::OutboundRequest& r, std::string_view name) {
   for (const auto& [n, v] : r.headers) {
     if (net::iequals(n, name)) return v;
@@ -65,7 +55,7 @@ class ForwarderTest : public ::testing::Test {
     ForwarderOptions o = options_;
     o.poll_interval = 10ms;
     forwarder_ = std::make_unique<Forwarder>(
-        o, ForwarderDeps{*store_, sender_, fclock_, random_, sources, nullptr, nullptr, nullptr});
+        o, ForwarderDeps{*store_, sender_, clock_, random_, sources, nullptr, nullptr, nullptr});
     ASSERT_TRUE(forwarder_->start());
   }
 
@@ -99,10 +89,9 @@ class ForwarderTest : public ::testing::Test {
     if (forwarder_) forwarder_->stop();
   }
 
-  TestClock clock_;
+  env::FakeClock clock_{kNow * 1000};  // the store's and the forwarder's: stands still
   TestIds ids_;
-  FixedClock fclock_;
-  FixedRandom random_;
+  env::FakeRandom random_;  // 0.5
   FakeSender sender_;
   std::unique_ptr<store::Store> store_;
   ForwarderOptions options_;  // start() uses these (with a short poll interval)

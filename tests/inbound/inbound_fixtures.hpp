@@ -1,7 +1,7 @@
 // Shared fixtures of the inbound unit tests: source configs for each scheme, Source objects
 // built from them through the composition root's translation (app::source_settings),
-// Standard Webhooks signing of a test request, an in-memory SQLite store with a fake clock.
-// Thread-safety: test-only; FakeClock/Ids are atomic.
+// Standard Webhooks signing of a test request, an in-memory SQLite store (the tests give it an
+// env::FakeClock at kNow). Thread-safety: test-only; TestIds is atomic.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 
 #include "app/module_options.hpp"
 #include "config/config.hpp"
+#include "env/fake_env.hpp"
 #include "inbound/source.hpp"
 #include "net/http_types.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -50,12 +51,6 @@ inline net::HttpHeaders signed_headers(const std::string& id, const std::string&
   return h;
 }
 
-class TestClock final : public store::Clock {
- public:
-  std::int64_t now_ms() override { return now.load(); }
-  std::atomic<std::int64_t> now{kNow * 1000};
-};
-
 class TestIds final : public store::IdGenerator {
  public:
   std::string next(std::string_view prefix) override {
@@ -68,7 +63,7 @@ class TestIds final : public store::IdGenerator {
   std::atomic<long long> counter_{0};
 };
 
-inline std::unique_ptr<store::Store> memory_store(store::Clock& clock, store::IdGenerator& ids) {
+inline std::unique_ptr<store::Store> memory_store(Clock& clock, store::IdGenerator& ids) {
   store::sqlite::SqliteOptions opts;
   opts.path = ":memory:";
   auto s = store::sqlite::SqliteStore::open(opts, clock, ids);

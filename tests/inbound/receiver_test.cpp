@@ -52,7 +52,7 @@ class ReceiverTest : public ::testing::Test {
     return store_->inbox_list(store::InboxFilter{}, store::PageRequest{})->data.size();
   }
 
-  TestClock clock_;
+  env::FakeClock clock_{kNow * 1000};
   TestIds ids_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<InboxBatcher> batcher_;

@@ -14,6 +14,7 @@ cxx=$3
 # The picture: each library and the folders it may include (its own first).
 declare -A allowed=(
   [hookd_core]="core"
+  [hookd_env]="core env"
   [hookd_store]="core store"
   [hookd_store_sqlite]="core store store/sqlite"
   [hookd_store_postgres]="core store store/postgres"
@@ -23,9 +24,9 @@ declare -A allowed=(
   [hookd_ops]="core ops"
   [hookd_api]="api core net ops store wire"
   [hookd_outbound]="core net ops outbound store"
-  [hookd_inbound]="core inbound net ops outbound store"
-  [hookd_app]="api app config core inbound net ops outbound store store/postgres store/sqlite wire"
-  [hookd_cli]="api app cli config core inbound net ops outbound store store/postgres store/sqlite wire"
+  [hookd_inbound]="core inbound net ops store"
+  [hookd_app]="api app config core env inbound net ops outbound store store/postgres store/sqlite wire"
+  [hookd_cli]="api app cli config core env inbound net ops outbound store store/postgres store/sqlite wire"
 )
 failures=0
 fail() {

@@ -1,6 +1,11 @@
 // Shared fixture of the dispatcher tests: a real SQLite store on a temp file, the real
 // HttpClient (SSRF guard allow-listing 127.0.0.0/8) against a TestReceiver on loopback, and
-// a Dispatcher with short delays. Waits are bounded polls on counts, never fixed sleeps.
+// a Dispatcher with short delays. Time is an env::FakeClock shared by the store and the
+// dispatcher (jitter: env::FakeRandom, always 0.5), so every policy time — backoff, gate
+// waits, circuit cool-down and ramp, lease expiry, endpoint cache TTL — passes only when a
+// test moves the clock (advance(), advance_until(), wait_status()); each move wakes the
+// dispatcher. HTTP timeouts and the receiver's delays stay real. Waits are bounded polls on
+// counts, never fixed sleeps.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -17,6 +22,7 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include "core/address_policy.hpp"
+#include "env/fake_env.hpp"
 #include "net/http_client.hpp"
 #include "net/http_client_guard.hpp"
 
@@ -24,7 +30,6 @@
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
 #include "outbound/dispatcher.hpp"
-#include "store/clock.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 #include "store/store_contract.hpp"
 #include "support/test_receiver.hpp"
@@ -38,12 +43,13 @@ using hookd::testing::TestReceiver;
 
 inline constexpr const char* kSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
-// Polls `done` every 5 ms until it holds or `timeout` passes.
-inline bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout = 15s) {
+// Polls `done` every `every` (real time) until it holds or `timeout` passes.
+inline bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout = 15s,
+                       std::chrono::milliseconds every = 5ms) {
   const auto end = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < end) {
     if (done()) return true;
-    std::this_thread::sleep_for(5ms);
+    std::this_thread::sleep_for(every);
   }
   return done();
 }
@@ -70,23 +76,32 @@ class DispatcherTest : public ::testing::Test {
                          std::optional<std::string> ordering_key = std::nullopt,
                          std::string event_type = "order.created");
 
+  // Moves the fake clock on (its listener wakes the dispatcher).
+  void advance(Duration by) { clock_.advance(by); }
+  // Waits until the dispatcher has acted on the current time: two store rounds begun after
+  // this call, and every request it sent answered — or, with `held_at_receiver`, every
+  // request it has out arrived and held there. False after 5 s (real).
+  bool settle(const std::function<std::int64_t()>& held_at_receiver = {});
+  // Until `done` holds: lets the dispatcher act on the current time, then moves the clock on
+  // by `step`. For what only time ends (retries, gate waits); false after `limit` of clock.
+  bool advance_until(const std::function<bool()>& done, Duration step = 50ms, Duration limit = 60s);
+
   std::vector<store::Delivery> deliveries_of(const std::string& msg_id);
   std::int64_t count(store::DeliveryStatus status);
   std::size_t requests_to(const std::string& path) const;
   std::size_t attempt_rows_of_endpoint(const std::string& endpoint_id);
-  bool wait_status(const std::string& msg_id, store::DeliveryStatus status,
-                   std::chrono::milliseconds timeout = 15s);
+  // Moves the clock on (advance_until) until every delivery of the message has `status`.
+  bool wait_status(const std::string& msg_id, store::DeliveryStatus status);
   std::uint64_t delivery_metric(const std::string& outcome);
 
   store::testing::TempDir dir_;
-  store::SystemClock store_clock_;
+  env::FakeClock clock_;    // the store's and the dispatcher's
+  env::FakeRandom random_;  // 0.5: backoff and cool-downs without jitter
   store::testing::FakeIds ids_;
   std::unique_ptr<store::Store> store_;
+  std::unique_ptr<StoreRounds> rounds_;
   TestReceiver receiver_;
   std::unique_ptr<net::HttpClient> client_;
-  std::unique_ptr<HttpClientSender> sender_;
-  SystemClock clock_;
-  SystemRandom random_;
   ops::Registry registry_;
   ops::HookdMetrics metrics_{registry_};
   std::unique_ptr<ops::Logger> logger_;
@@ -100,17 +115,20 @@ inline void DispatcherTest::SetUp() {
   store::sqlite::SqliteOptions options;
   options.path = (dir_.path() / "hookd.db").string();
   options.synchronous = "NORMAL";
-  auto opened = store::sqlite::SqliteStore::open(options, store_clock_, ids_);
+  auto opened = store::sqlite::SqliteStore::open(options, clock_, ids_);
   ASSERT_TRUE(opened.has_value()) << opened.error().message;
   store_ = std::move(*opened);
   ASSERT_TRUE(store_->migrate().has_value());
+  rounds_ = std::make_unique<StoreRounds>(*store_);
+  clock_.on_change([this] {
+    if (dispatcher_) dispatcher_->wake();
+  });
   receiver_.start();
   net::HttpClientOptions client_options;
   const std::vector<std::string> loopback{"127.0.0.0/8"};
   client_options.address_guard = net::make_address_guard(*AddressPolicy::from_strings(loopback));
   client_ = std::make_unique<net::HttpClient>(client_options);
   client_->start();
-  sender_ = std::make_unique<HttpClientSender>(*client_);
   store::Application app;
   app.name = "shop";
   auto created = store_->create_application(app);
@@ -155,7 +173,8 @@ inline void DispatcherTest::start_dispatcher(DispatcherOptions options) {
                                             std::make_shared<spdlog::sinks::stderr_sink_mt>());
   }
   dispatcher_ = std::make_unique<Dispatcher>(
-      options, DispatcherDeps{*store_, *sender_, clock_, random_, &metrics_, logger_.get()});
+      options, DispatcherDeps{*store_, *store_, *rounds_, *client_, clock_, random_, &metrics_,
+                              logger_.get()});
   auto started = dispatcher_->start();
   ASSERT_TRUE(started.has_value()) << started.error().message;
 }
@@ -186,6 +205,32 @@ inline store::Message DispatcherTest::publish(const std::string& payload,
   return published ? published->message : store::Message{};
 }
 
+inline bool DispatcherTest::settle(const std::function<std::int64_t()>& held_at_receiver) {
+  if (!dispatcher_) return true;
+  for (int i = 0; i < 2; ++i) {
+    const auto rounds = dispatcher_->stats().rounds;
+    dispatcher_->wake();
+    const bool acted = eventually(
+        [&] {
+          const auto s = dispatcher_->stats();
+          return s.rounds > rounds && s.in_flight == (held_at_receiver ? held_at_receiver() : 0);
+        },
+        5s, 1ms);
+    if (!acted) return false;
+  }
+  return true;
+}
+
+inline bool DispatcherTest::advance_until(const std::function<bool()>& done, Duration step,
+                                          Duration limit) {
+  for (Duration moved{0};; moved += step) {
+    settle();
+    if (done()) return true;
+    if (moved >= limit) return false;
+    advance(step);
+  }
+}
+
 inline std::vector<store::Delivery> DispatcherTest::deliveries_of(const std::string& msg_id) {
   return store_->list_deliveries_for_message(msg_id).value_or(std::vector<store::Delivery>{});
 }
@@ -213,15 +258,12 @@ inline std::size_t DispatcherTest::attempt_rows_of_endpoint(const std::string& e
   }
 }
 
-inline bool DispatcherTest::wait_status(const std::string& msg_id, store::DeliveryStatus status,
-                                        std::chrono::milliseconds timeout) {
-  return eventually(
-      [&] {
-        auto ds = deliveries_of(msg_id);
-        return !ds.empty() &&
-               std::ranges::all_of(ds, [&](const auto& d) { return d.status == status; });
-      },
-      timeout);
+inline bool DispatcherTest::wait_status(const std::string& msg_id, store::DeliveryStatus status) {
+  return advance_until([&] {
+    auto ds = deliveries_of(msg_id);
+    return !ds.empty() &&
+           std::ranges::all_of(ds, [&](const auto& d) { return d.status == status; });
+  });
 }
 
 inline std::uint64_t DispatcherTest::delivery_metric(const std::string& outcome) {

@@ -173,7 +173,7 @@ TEST_F(DispatcherTest, A09_AttemptRowsEqualRequestsSeen) {
   std::vector<store::Message> msgs;
   for (int i = 0; i < 8; ++i) msgs.push_back(publish(R"({"i":)" + std::to_string(i) + "}"));
 
-  ASSERT_TRUE(eventually(
+  ASSERT_TRUE(advance_until(
       [&] { return count(DeliveryStatus::kDelivered) + count(DeliveryStatus::kDead) == 8; }));
   receiver_.stop();  // no request may still be arriving
   EXPECT_EQ(attempt_rows_of_endpoint(ep.id), receiver_.request_count());
@@ -212,9 +212,8 @@ TEST_F(DispatcherTest, RequestsAreSignedAndCarryTheStoredBody) {
   const std::vector<std::string> secrets{kSecret};
   auto verifier = Verifier::create({}, secrets);
   ASSERT_TRUE(verifier.has_value());
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  const auto now =  // the clock that signed
+      std::chrono::duration_cast<std::chrono::seconds>(clock_.now().time_since_epoch()).count();
   EXPECT_TRUE(verifier->verify(headers, req.body, now).has_value());
 }
 
@@ -232,9 +231,8 @@ TEST_F(DispatcherTest, RotationSignsWithBothSecretsAndSvixNamesWork) {
   EXPECT_EQ(req.header("svix-id").value_or(""), msg.id);
   HttpHeaders headers;
   for (const auto& [name, value] : req.headers) headers.push_back({name, value});
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  const auto now =  // the clock that signed
+      std::chrono::duration_cast<std::chrono::seconds>(clock_.now().time_since_epoch()).count();
   SchemeOptions svix;
   svix.naming = HeaderNaming::kSvix;
   for (const std::string& secret : {std::string(kSecret), next}) {
@@ -261,9 +259,8 @@ TEST_F(DispatcherTest, RotationToAnotherKindSignsWithBothKinds) {
   EXPECT_NE(signature.find("v1a,"), std::string::npos) << signature;
   HttpHeaders headers;
   for (const auto& [name, value] : req.headers) headers.push_back({name, value});
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  const auto now =  // the clock that signed
+      std::chrono::duration_cast<std::chrono::seconds>(clock_.now().time_since_epoch()).count();
   SchemeOptions hmac;
   SchemeOptions ed25519;
   ed25519.kind = SchemeKind::kStandardEd25519;

@@ -1,9 +1,11 @@
 // RandomIdGenerator: prefixed, parseable, time-sortable, unique, monotonic within a millisecond.
 #include "store/id_generator.hpp"
 
-#include <atomic>
+#include <algorithm>
 #include <set>
+#include <span>
 
+#include "env/system_env.hpp"
 #include "hookd/ids.hpp"
 #include "store/store_contract.hpp"
 
@@ -12,7 +14,8 @@ namespace {
 
 TEST(RandomIdGeneratorTest, IdsCarryPrefixAndClockTimeAndSortByTime) {
   FakeClock clock(1'700'000'000'000);
-  RandomIdGenerator ids(clock);
+  env::SystemRandom random;
+  RandomIdGenerator ids(clock, random);
   std::vector<std::string> made;
   std::set<std::string> unique;
   for (int i = 0; i < 50; ++i) {
@@ -27,22 +30,23 @@ TEST(RandomIdGeneratorTest, IdsCarryPrefixAndClockTimeAndSortByTime) {
   EXPECT_EQ(parsed->unix_ms, 1'700'000'000'000);
 }
 
-class StepClock final : public Clock {
+// The worst case for ordering: the random source always gives the largest bytes but one.
+class AlmostMaxRandom final : public Random {
  public:
-  std::int64_t now_ms() override { return now.load(); }
-  std::atomic<std::int64_t> now{1'700'000'000'000};
+  double uniform01() override { return 0.5; }
+  void fill(std::span<std::uint8_t> bytes) override {
+    std::ranges::fill(bytes, std::uint8_t{0xff});
+    bytes.back() = 0xfe;
+  }
 };
 
 TEST(RandomIdGeneratorTest, IdsInOneMillisecondStillSortInCreationOrder) {
-  StepClock clock;
-  // The worst case for ordering: the random source always gives the largest bytes but one.
-  RandomIdGenerator ids(clock, [](IdRandomBytes& bytes) {
-    bytes.fill(0xff);
-    bytes.back() = 0xfe;
-  });
+  FakeClock clock;
+  AlmostMaxRandom random;
+  RandomIdGenerator ids(clock, random);
   std::string previous = ids.next("msg");
   for (int i = 0; i < 1000; ++i) {
-    if (i == 500) clock.now -= 5;  // the wall clock steps back
+    if (i == 500) clock.advance(-5);  // the wall clock steps back
     std::string id = ids.next("msg");
     EXPECT_LT(previous, id) << i;
     ASSERT_TRUE(parse_id(id, "msg"));
@@ -51,8 +55,9 @@ TEST(RandomIdGeneratorTest, IdsInOneMillisecondStillSortInCreationOrder) {
 }
 
 TEST(RandomIdGeneratorTest, SystemRandomGivesDistinctIds) {
-  StepClock clock;
-  RandomIdGenerator ids(clock);
+  FakeClock clock;
+  env::SystemRandom random;
+  RandomIdGenerator ids(clock, random);
   std::set<std::string> seen;
   for (int i = 0; i < 1000; ++i) seen.insert(ids.next("app"));
   EXPECT_EQ(seen.size(), 1000u);

@@ -16,21 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "store/clock.hpp"
+#include "env/fake_env.hpp"
+#include "store/id_generator.hpp"
 #include "store/store.hpp"
 
 namespace hookd::store::testing {
 
-class FakeClock final : public Clock {
- public:
-  explicit FakeClock(std::int64_t start = 1'700'000'000'000) : now_(start) {}
-  std::int64_t now_ms() override { return now_.load(); }
-  void advance(std::int64_t ms) { now_ += ms; }
-  void set(std::int64_t ms) { now_ = ms; }
-
- private:
-  std::atomic<std::int64_t> now_;
-};
+// Starts at 1'700'000'000'000 (2023-11-14T22:13:20Z); advance(ms), set(ms).
+using FakeClock = env::FakeClock;
 
 // "<prefix>_<12-digit counter>": unique and byte-wise increasing, like real time-sortable ids.
 class FakeIds final : public IdGenerator {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "hookd/result.hpp"
-#include "store/clock.hpp"
+#include "store/id_generator.hpp"
 #include "store/postgres/pg_batch.hpp"
 #include "store/postgres/pg_connection.hpp"
 #include "store/store.hpp"

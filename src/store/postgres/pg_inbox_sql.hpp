@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "store/clock.hpp"
+#include "store/id_generator.hpp"
 #include "store/postgres/pg_connection.hpp"
 #include "store/store.hpp"
 

@@ -17,7 +17,8 @@
 #include <optional>
 #include <string>
 
-#include "store/clock.hpp"
+#include "hookd/env.hpp"
+#include "store/id_generator.hpp"
 #include "store/postgres/pg_pool.hpp"
 #include "store/store.hpp"
 

@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "store/clock.hpp"
+#include "hookd/env.hpp"
+#include "store/id_generator.hpp"
 #include "store/sqlite/checkpointer.hpp"
 #include "store/sqlite/connection.hpp"
 #include "store/store.hpp"
