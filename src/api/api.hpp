@@ -53,7 +53,7 @@ struct ApiDeps {
   // it, answering every publish it accepted, before destroying the Api.
   PublishPort& publish;
   Clock& clock;
-  Random& random;  // fill(): new endpoint secrets (whsec_...)
+  Random& random;                        // fill(): new endpoint secrets (whsec_...)
   ops::HookdMetrics* metrics = nullptr;  // optional: idempotency outcomes
   ops::Registry* registry = nullptr;     // optional: API counters (auth failures, publishes)
   ops::Logger* logger = nullptr;         // optional

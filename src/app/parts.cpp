@@ -64,8 +64,8 @@ Status App::Parts::build(AppOptions options) {
   build_dispatcher();
   if (auto api_built = build_api(); !api_built) return api_built;
   auto inbound_built =
-      InboundParts::build({config, *store, storage->clock, storage->random, registry,
-                           metrics.get(), logger.get(), dispatcher_options.node_id});
+      InboundParts::build({config, *store, storage->clock, storage->random, registry, metrics.get(),
+                           logger.get(), dispatcher_options.node_id});
   if (!inbound_built) return std::unexpected(inbound_built.error());
   inbound = std::move(*inbound_built);
   build_server();
@@ -113,17 +113,16 @@ void App::Parts::build_dispatcher() {
   dispatcher_options = app::dispatcher_options(config);
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(
-      dispatcher_options,
-      outbound::DispatcherDeps{*store, *store, *rounds, *client, storage->clock, storage->random,
-                               metrics.get(), logger.get()});
+      dispatcher_options, outbound::DispatcherDeps{*store, *store, *rounds, *client, storage->clock,
+                                                   storage->random, metrics.get(), logger.get()});
 }
 
 Status App::Parts::build_api() {
   auto options = api_options(config);
   if (!options) return std::unexpected(options.error());
-  api = std::make_unique<api::Api>(api::ApiDeps{*store, *publish, storage->clock,
-                                                storage->random, metrics.get(), &registry,
-                                                logger.get(), std::move(*options)});
+  api = std::make_unique<api::Api>(api::ApiDeps{*store, *publish, storage->clock, storage->random,
+                                                metrics.get(), &registry, logger.get(),
+                                                std::move(*options)});
   return {};
 }
 

@@ -19,8 +19,8 @@
 
 namespace hookd::app {
 
-// An open store with the clock, randomness and id generator it uses. Neither copied nor moved: the store
-// keeps references to the two.
+// An open store with the clock, randomness and id generator it uses. Neither copied nor moved: the
+// store keeps references to the two.
 struct OpenedStore {
   OpenedStore() = default;
   OpenedStore(const OpenedStore&) = delete;
@@ -30,7 +30,7 @@ struct OpenedStore {
   env::SystemClock clock;
   env::SystemRandom random;
   store::RandomIdGenerator ids{clock, random};  // time-sortable, monotonic within a millisecond
-  std::unique_ptr<store::Store> store;  // last: destroyed first
+  std::unique_ptr<store::Store> store;          // last: destroyed first
 };
 
 // The store `config.database` names, with the system clock and a RandomIdGenerator.

@@ -175,7 +175,7 @@ class ApiTest : public ::testing::Test {
   std::shared_ptr<FaultSwitch> faults_ = std::make_shared<FaultSwitch>();
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<app::PublishBatcher> publish_;
-  ApiOptions options_;  // start_api() uses these
+  ApiOptions options_;      // start_api() uses these
   env::FakeRandom random_;  // deterministic "random" bytes (a counter)
   ops::Registry registry_;
   ops::HookdMetrics metrics_{registry_};
