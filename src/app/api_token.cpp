@@ -1,23 +1,32 @@
 #include "app/api_token.hpp"
 
-#include <random>
+#include <array>
+#include <cstdint>
 #include <string_view>
 
 namespace hookd::app {
 
-std::string generate_api_token() {
+std::string generate_api_token(Random& random) {
   static constexpr std::string_view kAlphabet =
       "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  std::random_device device;  // getrandom() on Linux: fine for a one-off secret
-  std::uniform_int_distribution<std::size_t> pick(0, kAlphabet.size() - 1);
+  // Bytes of 248 and above are dropped so that every character is equally likely
+  // (248 = 4 * 62).
+  constexpr std::size_t kLength = 43;
+  constexpr std::uint8_t kLimit = 248;
   std::string token = "hookd_";
-  for (int i = 0; i < 43; ++i) token += kAlphabet[pick(device)];
+  std::array<std::uint8_t, 64> bytes{};
+  while (token.size() < 6 + kLength) {
+    random.fill(bytes);
+    for (std::uint8_t b : bytes) {
+      if (b < kLimit && token.size() < 6 + kLength) token += kAlphabet[b % kAlphabet.size()];
+    }
+  }
   return token;
 }
 
-std::optional<std::string> ensure_api_token(config::Config& config) {
+std::optional<std::string> ensure_api_token(config::Config& config, Random& random) {
   if (!config.auth.tokens.empty()) return std::nullopt;
-  std::string token = generate_api_token();
+  std::string token = generate_api_token(random);
   config.auth.tokens.push_back(config::ApiToken{kGeneratedTokenName, token});
   return token;
 }

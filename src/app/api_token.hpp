@@ -10,16 +10,17 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "hookd/env.hpp"
 
 namespace hookd::app {
 
 // Name recorded as "who" in the audit log for the generated token.
 inline constexpr const char* kGeneratedTokenName = "generated";
 
-// "hookd_" + 43 base62 characters (256 bits from the system RNG).
-std::string generate_api_token();
+// "hookd_" + 43 base62 characters (256 bits from `random`'s cryptographic bytes).
+std::string generate_api_token(Random& random);
 
 // When `config.auth.tokens` is empty, adds one generated token and returns it.
-std::optional<std::string> ensure_api_token(config::Config& config);
+std::optional<std::string> ensure_api_token(config::Config& config, Random& random);
 
 }  // namespace hookd::app

@@ -10,6 +10,7 @@
 #include "app/malloc_tuning.hpp"
 #include "app/shutdown_signals.hpp"
 #include "cli/exit_codes.hpp"
+#include "env/system_env.hpp"
 
 namespace hookd::cli {
 namespace {
@@ -80,7 +81,8 @@ CLI::App* add_serve_command(CLI::App& app, ServeArgs& args) {
 int run_serve(const ServeArgs& args, std::ostream& out, std::ostream& err) {
   auto config = load_config(args.config, "serve", err);
   if (!config) return kExitUsage;
-  if (auto token = app::ensure_api_token(*config)) print_generated_token(out, *token);
+  env::SystemRandom random;
+  if (auto token = app::ensure_api_token(*config, random)) print_generated_token(out, *token);
   app::keep_freed_memory();
   // Before any thread starts, so every thread inherits the blocked SIGINT/SIGTERM.
   app::ShutdownSignals signals;

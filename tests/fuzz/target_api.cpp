@@ -36,12 +36,12 @@ class ApiHarness {
     expect(opened.has_value(), "fuzz setup: store open failed");
     store_ = std::move(*opened);
     expect(store_->migrate().has_value(), "fuzz setup: migrate failed");
-    api::ApiOptions options;
-    options.tokens = {{"fuzz", kToken}};
+    api::ApiOptions api_options;
+    api_options.tokens = {{"fuzz", kToken}};
     publish_ = std::make_unique<app::PublishBatcher>(*store_);
     publish_->start();
     api_ = std::make_unique<api::Api>(api::ApiDeps{*store_, *publish_, clock_, random_, nullptr,
-                                                   nullptr, nullptr, std::move(options)});
+                                                   nullptr, nullptr, std::move(api_options)});
     expect(api_->start().has_value(), "fuzz setup: api start failed");
     endpoints_app_ = create("/api/v1/app", R"({"name":"endpoints"})");
     publish_app_ = create("/api/v1/app", R"({"name":"publish"})");

@@ -97,7 +97,7 @@ TEST(ApiOptions, TokensJsonDepthAndTheSsrfAllowList) {
   EXPECT_FALSE(
       api_options(config::Config{})->address_policy.check(*IpAddress::parse("127.0.0.1")).allowed);
   const api::ApiOptions defaults;
-  EXPECT_EQ(o->publish_max_batch, defaults.publish_max_batch);
+  EXPECT_EQ(o->secret_rotation_grace, defaults.secret_rotation_grace);
   EXPECT_EQ(o->idempotency_ttl, defaults.idempotency_ttl);
 
   config.ssrf.allowed_subnets = {"300.0.0.0/8"};  // the config validator refuses it first
