@@ -215,7 +215,9 @@ Reply Api::Impl::resend(Call& call) {
   auto audit = audit_entry(call, "message.resend", "message", msg->id);  // A30; after: by the store
   auto delivery = deps_.store.resend(msg->id, found->endpoint.id, std::move(audit));
   if (!delivery) return std::unexpected(from_store_error(delivery.error()));
-  return empty_response(202);
+  // Svix answers `{}`: its SDK parses the body, and an empty one made it throw although the
+  // resend had happened (so a caller retried and sent twice).
+  return json_response(202, "{}");
 }
 
 }  // namespace hookd::api
