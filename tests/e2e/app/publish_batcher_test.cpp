@@ -92,6 +92,15 @@ TEST(PublishBatcherTest, ARoundWhileStoppedGoesStraightToTheStore) {
   EXPECT_EQ(store.rounds.load(), 1);
 }
 
+// Submits one publish; `answered` counts the successful answers.
+bool submit_counted(PublishBatcher& batcher, std::atomic<int>& answered) {
+  store::NewMessage m;
+  m.event_type = "order.created";
+  return batcher.submit(std::move(m), [&answered](Result<store::PublishOutcome> r) {
+    if (r) ++answered;
+  });
+}
+
 // The point of routing rounds through the batcher: a round queued while publishes wait
 // shares their commit. The first commit is held open until four publishes and the round are
 // queued behind it; the next commit must carry all five.
@@ -102,13 +111,7 @@ TEST(PublishBatcherTest, ARoundQueuedWithPublishesSharesTheirCommit) {
   store.hold_first = first.held();
   batcher.start();
   std::atomic<int> answered{0};
-  auto submit = [&] {
-    store::NewMessage m;
-    m.event_type = "order.created";
-    return batcher.submit(std::move(m), [&](Result<store::PublishOutcome> r) {
-      if (r) ++answered;
-    });
-  };
+  auto submit = [&] { return submit_counted(batcher, answered); };
   ASSERT_TRUE(submit());  // the committer takes it and waits in write_batch
   wait_until([&] { return store.batches.load() == 1; });
   ASSERT_EQ(store.batches.load(), 1);
@@ -139,13 +142,7 @@ TEST(PublishBatcherTest, StopAnswersEveryQueuedPublishCommittingThem) {
   store.hold_first = first.held();
   batcher.start();
   std::atomic<int> answered{0};
-  auto submit = [&] {
-    store::NewMessage m;
-    m.event_type = "order.created";
-    return batcher.submit(std::move(m), [&](Result<store::PublishOutcome> r) {
-      if (r) ++answered;
-    });
-  };
+  auto submit = [&] { return submit_counted(batcher, answered); };
   ASSERT_TRUE(submit());  // the committer takes it and waits in write_batch
   wait_until([&] { return store.batches.load() == 1; });
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(submit());
