@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hookd::store {
@@ -192,6 +194,41 @@ struct IdempotencyRecord {
   Millis updated_at = 0;
   Millis expires_at = 0;
 };
+
+// ---- the idempotency gateway's keys ([[proxy]], docs/proxy.md) ----
+// A released key has no row: it is deleted ("not executed, the client may retry").
+enum class ProxyKeyState {
+  kClaimed,        // the request is (or may be) on its way upstream; owner + lease set
+  kCompleted,      // the upstream's answer is stored and replayed
+  kNotReplayable,  // answered, but the body was too big to keep: status/size/SHA-256 only
+  kUnknown,        // the request may have been executed; never re-sent until resolved
+};
+
+using HeaderPairs = std::vector<std::pair<std::string, std::string>>;  // wire order kept
+
+struct ProxyKey {
+  std::string id;  // "idk_..."
+  std::string proxy;
+  std::string tenant;  // hex SHA-256 of the tenant header's value ("" = the one tenant)
+  std::string key;     // the client's Idempotency-Key
+  std::string fingerprint;
+  ProxyKeyState state = ProxyKeyState::kClaimed;
+  std::string owner;     // who claimed it ("<node>/proxy"); kept when it becomes unknown
+  Millis lease_until = 0;  // claimed only: after this the owner is presumed dead
+  std::optional<std::int64_t> status;  // the answer (completed / not_replayable)
+  HeaderPairs headers;                 // hop-by-hop removed by the gateway
+  std::string body;                    // completed only
+  std::int64_t body_size = 0;
+  std::string body_sha256;  // hex
+  Millis created_at = 0;
+  Millis updated_at = 0;     // also: when it became unknown
+  Millis expires_at = 0;     // completed / not_replayable only; 0 = never (claimed, unknown)
+  std::string resolved_by;   // who resolved an unknown key (actor), if anyone
+  std::string reason;        // why (a person's reason, or "status_url: 200")
+};
+
+std::string_view to_string(ProxyKeyState s);
+std::optional<ProxyKeyState> parse_proxy_key_state(std::string_view text);
 
 struct AuditEntry {
   std::string id;  // assigned by the store

@@ -436,6 +436,103 @@ class IdempotencyStore {
   virtual Result<int> idem_purge_expired() = 0;
 };
 
+// ---- the idempotency gateway's keys (docs/proxy.md) ----
+// Claim one key before its request goes upstream.
+struct ProxyClaim {
+  std::string proxy;
+  std::string tenant;
+  std::string key;
+  std::string fingerprint;
+  std::string owner;
+  Millis lease_ms = 0;  // lease_until = now + lease_ms
+};
+
+// `claimed` true: a new row (or one whose completed/not_replayable record had expired) is now
+// `claimed` by the caller. False: `key` is the existing row, as it is after the claim's
+// transaction; a `claimed` row whose lease had run out was turned `unknown` in it (its owner
+// died after the claim, maybe after sending).
+struct ProxyClaimResult {
+  bool claimed = false;
+  ProxyKey key;
+};
+
+// What became of a claimed key's request. Applies only while the row is `claimed` by `owner`,
+// or `unknown` with that same owner (its lease ran out while the answer was on its way: the
+// answer is the truth). Any other state, or another owner -> kConflict, nothing changed.
+struct ProxyKeyOutcome {
+  std::string id;
+  std::string owner;
+  enum class To { kCompleted, kNotReplayable, kUnknown, kReleased } to = To::kCompleted;
+  std::int64_t status = 0;  // kCompleted / kNotReplayable
+  HeaderPairs headers;      // kCompleted / kNotReplayable
+  std::string body;         // kCompleted only
+  std::int64_t body_size = 0;
+  std::string body_sha256;
+  Millis ttl_ms = 0;  // expires_at = now + ttl_ms (kCompleted / kNotReplayable)
+};
+
+// What one proxy committer hands the store at once: outcomes first (a released key can be
+// claimed again in the same batch), then claims; ONE durable transaction.
+struct ProxyWriteBatch {
+  std::vector<ProxyKeyOutcome> outcomes;
+  std::vector<ProxyClaim> claims;
+};
+
+struct ProxyWriteBatchResult {
+  // outcomes[i]: the row after the change (kReleased: the row as it was before the delete).
+  std::vector<Result<ProxyKey>> outcomes;
+  std::vector<Result<ProxyClaimResult>> claims;
+};
+
+struct ProxyKeyFilter {
+  std::optional<std::string> proxy;
+  std::optional<ProxyKeyState> state;
+};
+
+// A person's (or the status_url resolver's) decision on an unknown key.
+struct ProxyResolution {
+  enum class Outcome { kCompleted, kNotExecuted } outcome = Outcome::kCompleted;
+  std::int64_t status = 0;  // kCompleted: the operation's answer
+  HeaderPairs headers;
+  std::string body;
+  Millis ttl_ms = 0;
+  std::string resolved_by;
+  std::string reason;
+};
+
+struct ProxyUnknownStat {
+  std::string proxy;
+  std::int64_t count = 0;
+  Millis oldest_at = 0;  // updated_at of the oldest unknown key
+};
+
+class ProxyKeyStore {
+ public:
+  virtual ~ProxyKeyStore() = default;
+  // See ProxyWriteBatch. Items fail independently; a storage failure fails the whole batch
+  // and nothing is kept. Durable (synchronous=FULL / PostgreSQL commit) before it returns.
+  virtual Result<ProxyWriteBatchResult> proxy_write_batch(const ProxyWriteBatch& batch) = 0;
+  // Start-up of `owner`: each of its `claimed` rows becomes `unknown` (the previous process
+  // may have sent before it died). Returns how many.
+  virtual Result<int> proxy_orphan_owner(const std::string& owner) = 0;
+  // Every `claimed` row whose lease ran out becomes `unknown`. Returns how many.
+  virtual Result<int> proxy_expire_leases() = 0;
+  virtual Result<ProxyKey> proxy_get(const std::string& id) = 0;
+  // Newest first by id (as the other lists).
+  virtual Result<Page<ProxyKey>> proxy_list(const ProxyKeyFilter& filter,
+                                            const PageRequest& page) = 0;
+  // Only an `unknown` key (else kConflict; absent -> kNotFound): kCompleted stores the answer
+  // (replayable from now on, expires after ttl_ms), kNotExecuted deletes the row. The audit
+  // entry is appended in the same transaction; without before/after they become the row's
+  // JSON summary (state, status, owner, ...; no body) before and after.
+  virtual Result<ProxyKey> proxy_resolve(const std::string& id, const ProxyResolution& resolution,
+                                         std::optional<AuditEntry> audit) = 0;
+  // Per proxy with unknown keys: how many and the oldest (metrics gauges).
+  virtual Result<std::vector<ProxyUnknownStat>> proxy_unknown_stats() = 0;
+  // Deletes completed / not_replayable rows past expires_at (never claimed or unknown ones).
+  virtual Result<int> proxy_purge_expired() = 0;
+};
+
 // ---- audit log ----
 struct AuditFilter {
   std::optional<std::string> actor;
@@ -481,6 +578,7 @@ class Store : public ApplicationStore,
               public AttemptStore,
               public InboxStore,
               public IdempotencyStore,
+              public ProxyKeyStore,
               public AuditStore,
               public BatchWriter,
               public InboxBatchWriter {
