@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <vector>
@@ -44,6 +45,9 @@ struct ApiOptions {
   std::chrono::milliseconds secret_rotation_grace = std::chrono::hours(24);  // old key signs
   std::vector<TokenEntry> tokens;  // Bearer tokens; none = every authenticated route is 401
   int max_json_depth = 64;         // nesting of JSON bodies parsed; deeper → 400
+  // Each [[proxy]]'s ttl: how long a key a person resolved as completed stays replayable
+  // (idempotency_ttl for a proxy not listed).
+  std::map<std::string, std::chrono::milliseconds, std::less<>> proxy_key_ttls;
   AddressPolicy address_policy{};  // endpoint URLs must pass it (SSRF)
 };
 

@@ -128,6 +128,10 @@ class Api::Impl {
   Reply list_audit(Call& call);
   Reply batcher_stats(Call& call);
 
+  // The idempotency gateway's keys (handlers_proxy_keys.cpp).
+  Reply list_proxy_keys(Call& call);
+  Reply get_proxy_key(Call& call);
+  Reply resolve_proxy_key(Call& call);
   // The inbound inbox (handlers_inbox.cpp).
   Reply list_inbox(Call& call);
   Reply get_inbox(Call& call);

@@ -1,28 +1,18 @@
 #include "api/auth.hpp"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 
 #include <cstdlib>
 
+#include "core/crypto.hpp"
 #include "hookd/encoding.hpp"
 #include "net/http_types.hpp"
 
 namespace hookd::api {
 
-Sha256 sha256(std::string_view data) {
-  Sha256 out{};
-  unsigned int size = 0;
-  if (EVP_Digest(data.data(), data.size(), out.data(), &size, EVP_sha256(), nullptr) != 1) {
-    std::abort();  // only fails when out of memory
-  }
-  return out;
-}
+Sha256 sha256(std::string_view data) { return crypto::sha256(data); }
 
-std::string sha256_hex(std::string_view data) {
-  const auto digest = sha256(data);
-  return hex_encode(ByteView(digest.data(), digest.size()));
-}
+std::string sha256_hex(std::string_view data) { return crypto::sha256_hex(data); }
 
 TokenAuth::TokenAuth(const std::vector<TokenEntry>& tokens) {
   for (const auto& t : tokens) {

@@ -22,6 +22,7 @@ struct TokenEntry {
 };
 
 using Sha256 = std::array<std::uint8_t, 32>;
+// crypto::sha256 / sha256_hex (kept here for the API's callers).
 Sha256 sha256(std::string_view data);
 std::string sha256_hex(std::string_view data);
 

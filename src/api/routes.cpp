@@ -72,6 +72,9 @@ void Api::Impl::add_hookd_routes() {
   sync("GET", "/api/v1/hookd/inbox", &Impl::list_inbox);
   sync("GET", "/api/v1/hookd/inbox/{inbox_id}", &Impl::get_inbox);
   sync("POST", "/api/v1/hookd/inbox/{inbox_id}/replay", &Impl::replay_inbox);
+  sync("GET", "/api/v1/hookd/idempotency", &Impl::list_proxy_keys);
+  sync("GET", "/api/v1/hookd/idempotency/{key_id}", &Impl::get_proxy_key);
+  sync("POST", "/api/v1/hookd/idempotency/{key_id}/resolve", &Impl::resolve_proxy_key);
 }
 
 }  // namespace hookd::api

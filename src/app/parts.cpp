@@ -68,6 +68,8 @@ Status App::Parts::build(AppOptions options) {
                            logger.get(), dispatcher_options.node_id});
   if (!inbound_built) return std::unexpected(inbound_built.error());
   inbound = std::move(*inbound_built);
+  proxy = ProxyParts::build(
+      {config, *store, storage->clock, registry, logger.get(), dispatcher_options.node_id});
   build_server();
   return {};
 }
@@ -146,6 +148,9 @@ void App::Parts::build_server() {
   routes.inbound = [this](net::HttpRequest request, Respond respond) {
     inbound->handle(std::move(request), std::move(respond));
   };
+  routes.proxy = [this](net::HttpRequest request, Respond respond) {
+    proxy->handle(std::move(request), std::move(respond));
+  };
   router = std::make_unique<Router>(std::move(routes));
   server = std::make_unique<net::HttpServer>(
       server_options(config.server, listen),
@@ -173,6 +178,8 @@ Status App::Parts::start() {
   api_started = true;
   if (auto receiving = inbound->start(); !receiving) return receiving;
   inbound_started = true;
+  if (auto proxying = proxy->start(); !proxying) return proxying;
+  proxy_started = true;
   if (auto listening = server->start(); !listening) return listening;
   server_started = true;
   ready = true;
@@ -188,13 +195,14 @@ void App::Parts::stop() {
   ready = false;
   logger->info("hookd.stopping");
   if (server_started) server->stop(config.server.shutdown_grace);
-  if (api_started) api->stop();                // new requests get 503
-  if (inbound_started) inbound->stop();        // commits queued events, then the forwarder
+  if (proxy_started) proxy->stop();      // records the outcomes of calls answered in the grace
+  if (api_started) api->stop();          // new requests get 503
+  if (inbound_started) inbound->stop();  // commits queued events, then the forwarder
   if (dispatcher_started) dispatcher->stop();  // needs the client for in-flight attempts
   if (publish_started) publish->stop();        // after its users: commits every queued publish
   if (client_started) client->stop();
   server_started = api_started = dispatcher_started = publish_started = client_started =
-      inbound_started = false;
+      inbound_started = proxy_started = false;
   logger->info("hookd.stopped");
   logger->flush();
 }

@@ -11,6 +11,7 @@
 #include "app/app.hpp"
 #include "app/inbound_parts.hpp"
 #include "app/listen_address.hpp"
+#include "app/proxy_parts.hpp"
 #include "app/publish_batcher.hpp"
 #include "app/router.hpp"
 #include "app/store_factory.hpp"
@@ -51,6 +52,7 @@ struct App::Parts {
   std::unique_ptr<outbound::Dispatcher> dispatcher;
   std::unique_ptr<api::Api> api;
   std::unique_ptr<InboundParts> inbound;  // /in/<source> and the forwarder
+  std::unique_ptr<ProxyParts> proxy;      // /proxy/<name>, the idempotency gateway
   std::unique_ptr<Router> router;
   std::unique_ptr<net::HttpServer> server;
 
@@ -62,6 +64,7 @@ struct App::Parts {
   bool api_started = false;
   bool server_started = false;
   bool inbound_started = false;
+  bool proxy_started = false;
 
  private:
   Status build_logger(const AppOptions& options);

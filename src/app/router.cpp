@@ -42,6 +42,7 @@ net::HttpResponse metrics_response(const std::function<std::string()>& metrics) 
 RouteKind classify_route(std::string_view path, std::string_view metrics_path, bool metrics_on) {
   if (path == "/api" || path.starts_with("/api/")) return RouteKind::kApi;
   if (path.starts_with("/in/")) return RouteKind::kInbound;
+  if (path.starts_with("/proxy/")) return RouteKind::kProxy;
   if (path == "/healthz") return RouteKind::kHealth;
   if (path == "/readyz") return RouteKind::kReady;
   if (metrics_on && path == metrics_path) return RouteKind::kMetrics;
@@ -58,7 +59,10 @@ void Router::handle(net::HttpRequest request, Respond respond) const {
   if (kind == RouteKind::kInbound && routes_.inbound) {
     return routes_.inbound(std::move(request), std::move(respond));
   }
-  if (kind == RouteKind::kNotFound || kind == RouteKind::kInbound) {
+  if (kind == RouteKind::kProxy && routes_.proxy) {
+    return routes_.proxy(std::move(request), std::move(respond));
+  }
+  if (kind == RouteKind::kNotFound || kind == RouteKind::kInbound || kind == RouteKind::kProxy) {
     return respond(net::problem_response(404, "no route for this path"));
   }
   if (!is_get(request)) return respond(method_not_allowed());

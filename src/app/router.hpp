@@ -1,5 +1,5 @@
 // Router: the one HTTP handler of `hookd serve`. It sends /api/... to the REST API, /in/...
-// to the inbound gateway, the
+// to the inbound gateway, /proxy/... to the idempotency gateway, the
 // metrics path to the Prometheus text of the registry, and answers the liveness probe
 // (GET /healthz: the process serves HTTP) and the readiness probe (GET /readyz: started,
 // not stopping, and the store answers). Everything else is a 404 problem.
@@ -24,12 +24,13 @@ using RequestHandler = std::function<void(net::HttpRequest, Respond)>;
 struct RouterRoutes {
   RequestHandler api;                    // requests under /api/; empty = 503 problem
   RequestHandler inbound;                // requests under /in/; empty = 404 problem
+  RequestHandler proxy;                  // requests under /proxy/; empty = 404 problem
   std::function<Status()> readiness;     // ok = ready; the error says why not
   std::function<std::string()> metrics;  // Prometheus text; empty = metrics disabled
   std::string metrics_path = "/metrics";
 };
 
-enum class RouteKind { kApi, kInbound, kHealth, kReady, kMetrics, kNotFound };
+enum class RouteKind { kApi, kInbound, kProxy, kHealth, kReady, kMetrics, kNotFound };
 
 // Which route a path belongs to (the method is checked by handle()).
 RouteKind classify_route(std::string_view path, std::string_view metrics_path, bool metrics_on);

@@ -5,6 +5,7 @@
 
 #include "cli/dlq_command.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/idem_command.hpp"
 #include "cli/inbox_command.hpp"
 #include "cli/migrate_command.hpp"
 #include "cli/scheme_flags.hpp"
@@ -31,6 +32,8 @@ int run_cli(int argc, char** argv) {
   const CLI::App* inbox = add_inbox_command(app, inbox_args);
   DlqArgs dlq_args;
   const CLI::App* dlq = add_dlq_command(app, dlq_args);
+  IdemArgs idem_args;
+  const CLI::App* idem = add_idem_command(app, idem_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -43,6 +46,7 @@ int run_cli(int argc, char** argv) {
   if (verify->parsed()) return run_verify(verify_args, std::cout, std::cerr);
   if (inbox->parsed()) return run_inbox(inbox_args, std::cout, std::cerr);
   if (dlq->parsed()) return run_dlq(dlq_args, std::cout, std::cerr);
+  if (idem->parsed()) return run_idem(idem_args, std::cout, std::cerr);
   std::cout << app.help();
   return kExitOk;
 }

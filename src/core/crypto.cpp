@@ -32,6 +32,19 @@ std::shared_ptr<evp_pkey_st> own(EVP_PKEY* key) { return {key, EVP_PKEY_free}; }
 
 }  // namespace
 
+Sha256 sha256(std::string_view data) {
+  Sha256 out{};
+  unsigned int size = 0;
+  require(EVP_Digest(data.data(), data.size(), out.data(), &size, EVP_sha256(), nullptr) == 1,
+          "EVP_Digest(SHA-256)");
+  return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  const Sha256 digest = sha256(data);
+  return hex_encode(ByteView(digest.data(), digest.size()));
+}
+
 bool equal_constant_time(ByteView a, ByteView b) {
   if (a.size() != b.size()) return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;

@@ -1,5 +1,5 @@
 // Cryptographic primitives for the signature schemes, on top of OpenSSL 3: keyed HMAC
-// (SHA-256/512), Ed25519 sign/verify, constant-time comparison.
+// (SHA-256/512), SHA-256, Ed25519 sign/verify, constant-time comparison.
 // Keys are prepared once (HmacKey::create, Ed25519*Key::from_*) so the hot path only feeds
 // data. Failures of OpenSSL on valid, prepared keys are bugs (out of memory) and abort.
 // Thread-safety: prepared keys are immutable; HmacKey::begin() and the Ed25519 operations may
@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "hookd/encoding.hpp"
@@ -29,6 +30,11 @@ struct Digest {
   std::size_t size = 0;
   ByteView view() const { return {bytes.data(), size}; }
 };
+
+using Sha256 = std::array<std::uint8_t, 32>;
+// SHA-256 of `data` (fingerprints, token hashes, tenant scopes).
+Sha256 sha256(std::string_view data);
+std::string sha256_hex(std::string_view data);  // lowercase hex
 
 // Compares in time that depends only on the lengths (equal lengths: on neither content).
 bool equal_constant_time(ByteView a, ByteView b);

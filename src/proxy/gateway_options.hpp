@@ -14,7 +14,7 @@ struct ProxyRoute {
   std::string name;      // requests to /proxy/<name>/<rest> go to upstream + /<rest>
   std::string upstream;  // "http://host:port" or with a base path "http://host:port/base"
   std::vector<std::string> methods{"POST", "PATCH"};  // keyed methods (upper case)
-  bool require_key = true;  // a keyed method without Idempotency-Key -> 400
+  bool require_key = true;                      // a keyed method without Idempotency-Key -> 400
   std::string tenant_header = "Authorization";  // "" = one tenant
   std::chrono::milliseconds ttl{24LL * 3600 * 1000};  // completed keys expire after this
   std::chrono::milliseconds timeout{10'000};          // upstream total timeout
@@ -29,9 +29,9 @@ struct ProxyRoute {
 
 struct GatewayOptions {
   std::vector<ProxyRoute> routes;
-  std::string owner = "hookd/proxy";  // the claims' owner: "<node id>/proxy"
-  std::size_t max_batch = 512;        // claims + outcomes per durable commit
-  std::size_t max_queue = 16'384;     // waiting for the committer; beyond -> 503
+  std::string owner = "hookd/proxy";                // the claims' owner: "<node id>/proxy"
+  std::size_t max_batch = 512;                      // claims + outcomes per durable commit
+  std::size_t max_queue = 16'384;                   // waiting for the committer; beyond -> 503
   std::chrono::milliseconds sweep_interval{5'000};  // expired leases -> unknown
 };
 

@@ -1,0 +1,104 @@
+// The gateway's pure rules: key parsing, fingerprints, tenants, verdicts, hop-by-hop fields,
+// proxied paths and status URLs.
+#include <gtest/gtest.h>
+
+#include "proxy/key_rules.hpp"
+
+namespace hookd::proxy {
+namespace {
+
+TEST(ParseIdempotencyKey, AcceptsBareAndStructuredFieldStrings) {
+  EXPECT_EQ(parse_idempotency_key("abc-123").value(), "abc-123");
+  EXPECT_EQ(parse_idempotency_key("\"abc-123\"").value(), "abc-123");
+  EXPECT_EQ(parse_idempotency_key(R"("a\"b\\c")").value(), "a\"b\\c");
+  EXPECT_EQ(parse_idempotency_key(std::string(255, 'k')).value(), std::string(255, 'k'));
+}
+
+TEST(ParseIdempotencyKey, RefusesEmptyLongControlAndBadQuoting) {
+  EXPECT_FALSE(parse_idempotency_key(""));
+  EXPECT_FALSE(parse_idempotency_key("\"\""));
+  EXPECT_FALSE(parse_idempotency_key(std::string(256, 'k')));
+  EXPECT_FALSE(parse_idempotency_key("a\tb"));
+  EXPECT_FALSE(parse_idempotency_key("caf\xc3\xa9"));
+  EXPECT_FALSE(parse_idempotency_key(R"("a"b")"));
+  EXPECT_FALSE(parse_idempotency_key(R"("a\x")"));
+}
+
+TEST(RequestFingerprint, DependsOnMethodTargetAndEveryBodyByte) {
+  const auto base = request_fingerprint("POST", "/c?x=1", std::string("a\0b", 3));
+  EXPECT_EQ(base.size(), 64u);
+  EXPECT_EQ(base, request_fingerprint("POST", "/c?x=1", std::string("a\0b", 3)));
+  EXPECT_NE(base, request_fingerprint("PATCH", "/c?x=1", std::string("a\0b", 3)));
+  EXPECT_NE(base, request_fingerprint("POST", "/c?x=2", std::string("a\0b", 3)));
+  EXPECT_NE(base, request_fingerprint("POST", "/c?x=1", std::string("a\0c", 3)));
+  // The separator cannot be forged by moving bytes between method and target.
+  EXPECT_NE(request_fingerprint("POST", "\n/c", ""), request_fingerprint("POST\n", "/c", ""));
+}
+
+TEST(TenantOf, HashesTheHeaderOrIsTheOneTenant) {
+  net::HttpHeaders h;
+  h.add("Authorization", "Bearer a");
+  EXPECT_EQ(tenant_of(h, ""), "");
+  EXPECT_EQ(tenant_of(h, "authorization").size(), 64u);
+  net::HttpHeaders other;
+  other.add("Authorization", "Bearer b");
+  EXPECT_NE(tenant_of(h, "Authorization"), tenant_of(other, "Authorization"));
+  EXPECT_EQ(tenant_of(net::HttpHeaders{}, "Authorization"),
+            tenant_of(net::HttpHeaders{}, "Authorization"));
+}
+
+TEST(VerdictFor, MismatchWinsOverEveryState) {
+  store::ProxyKey key;
+  key.fingerprint = "f";
+  for (auto state : {store::ProxyKeyState::kClaimed, store::ProxyKeyState::kCompleted,
+                     store::ProxyKeyState::kUnknown, store::ProxyKeyState::kNotReplayable}) {
+    key.state = state;
+    EXPECT_EQ(verdict_for(key, "g"), Verdict::kMismatch);
+  }
+  key.state = store::ProxyKeyState::kCompleted;
+  EXPECT_EQ(verdict_for(key, "f"), Verdict::kReplay);
+  key.state = store::ProxyKeyState::kClaimed;
+  EXPECT_EQ(verdict_for(key, "f"), Verdict::kInProgress);
+  key.state = store::ProxyKeyState::kUnknown;
+  EXPECT_EQ(verdict_for(key, "f"), Verdict::kUnknown);
+  key.state = store::ProxyKeyState::kNotReplayable;
+  EXPECT_EQ(verdict_for(key, "f"), Verdict::kNotReplayable);
+}
+
+TEST(HopByHop, StandardFieldsAndThoseNamedInConnection) {
+  net::HttpHeaders h;
+  h.add("Connection", "keep-alive, X-Hop");
+  for (const char* name : {"Connection", "keep-alive", "TE", "Transfer-Encoding", "Upgrade",
+                           "Proxy-Authorization", "Host", "Content-Length", "x-hop"}) {
+    EXPECT_TRUE(is_hop_by_hop(name, h)) << name;
+  }
+  for (const char* name : {"Content-Type", "Authorization", "Idempotency-Key", "Set-Cookie"}) {
+    EXPECT_FALSE(is_hop_by_hop(name, h)) << name;
+  }
+}
+
+TEST(SplitProxiedTarget, NameAndRest) {
+  auto t = split_proxied_target("/proxy/esign/contracts/1?x=y");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->name, "esign");
+  EXPECT_EQ(t->rest, "/contracts/1?x=y");
+  EXPECT_EQ(split_proxied_target("/proxy/esign")->rest, "/");
+  EXPECT_EQ(split_proxied_target("/proxy/esign?a=1")->rest, "/?a=1");
+  EXPECT_FALSE(split_proxied_target("/proxy/"));
+  EXPECT_FALSE(split_proxied_target("/proxy//x"));
+  EXPECT_FALSE(split_proxied_target("/api/v1"));
+}
+
+TEST(UpstreamUrl, JoinsBaseAndRest) {
+  EXPECT_EQ(upstream_url("http://h:1", "/a?b"), "http://h:1/a?b");
+  EXPECT_EQ(upstream_url("http://h:1/base/", "/a"), "http://h:1/base/a");
+}
+
+TEST(StatusUrlFor, PercentEncodesTheKeyEverywhere) {
+  EXPECT_EQ(status_url_for("http://h/ops/{key}", "a b/c"), "http://h/ops/a%20b%2Fc");
+  EXPECT_EQ(status_url_for("http://h/{key}?k={key}", "x"), "http://h/x?k=x");
+  EXPECT_EQ(status_url_for("http://h/none", "x"), "http://h/none");
+}
+
+}  // namespace
+}  // namespace hookd::proxy
