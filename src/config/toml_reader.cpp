@@ -121,6 +121,8 @@ T read_named_table(const NamedSection& section, const toml::table& table, std::s
   return item;
 }
 
+// Every item of a NamedSection into `out`; `path` names an item ("source[x]"), `visit`
+// reads its other keys.
 template <class T, class Path, class Visit>
 void read_named_tables(TomlReader& root, const NamedSection& section, std::string_view file_label,
                        std::vector<T>& out, Origins& origins, Problems& problems, Path path,
