@@ -86,6 +86,30 @@ std::string event_id_location(const config::SourceConfig& c) {
   return std::string(config::default_event_id(c.scheme));
 }
 
+// "http://h:9000/" -> "http://h:9000": the gateway appends "/<rest>". Validation guarantees
+// a host, so this never reaches into "http://".
+std::string without_trailing_slashes(std::string url) {
+  while (url.ends_with('/')) url.pop_back();
+  return url;
+}
+
+proxy::ProxyRoute proxy_route(const config::ProxyConfig& c) {
+  proxy::ProxyRoute r;
+  r.name = c.name;
+  r.upstream = without_trailing_slashes(c.upstream);
+  r.methods = c.methods;
+  r.require_key = c.require_key;
+  r.tenant_header = c.tenant_header;
+  r.ttl = c.ttl;
+  r.timeout = c.timeout;
+  r.connect_timeout = c.connect_timeout;
+  r.max_stored_body = static_cast<std::size_t>(c.max_stored_body);
+  r.max_response_body = static_cast<std::size_t>(c.max_response_body);
+  r.status_url = c.status_url;
+  r.status_interval = c.status_interval;
+  return r;
+}
+
 }  // namespace
 
 Result<api::ApiOptions> api_options(const config::Config& config) {
@@ -170,6 +194,14 @@ inbound::ForwarderOptions forwarder_options(const config::Config& config,
   o.timeout = d.timeout;
   o.stop_grace = config.server.shutdown_grace;
   o.nice = d.inbound_forward_nice;
+  return o;
+}
+
+proxy::GatewayOptions gateway_options(const config::Config& config, const std::string& node_id) {
+  proxy::GatewayOptions o;
+  o.owner = node_id + "/proxy";
+  o.routes.reserve(config.proxies.size());
+  for (const auto& c : config.proxies) o.routes.push_back(proxy_route(c));
   return o;
 }
 

@@ -1,5 +1,5 @@
 // The composition root's translation of the validated Config into each module's own plain
-// options: api, outbound, inbound and the HTTP server never read config/ themselves.
+// options: api, outbound, inbound, proxy and the HTTP server never read config/ themselves.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include "inbound/source_settings.hpp"
 #include "net/http_server.hpp"
 #include "outbound/dispatcher.hpp"
+#include "proxy/gateway_options.hpp"
 
 namespace hookd::app {
 
@@ -34,6 +35,10 @@ std::vector<inbound::SourceSettings> source_settings(
 // "<node_id>/forwarder".
 inbound::ForwarderOptions forwarder_options(const config::Config& config,
                                             const std::string& node_id);
+
+// One ProxyRoute per [[proxy]], in file order (an upstream's trailing "/" dropped); the
+// claims' owner is "<node_id>/proxy". The batching and sweep settings keep their defaults.
+proxy::GatewayOptions gateway_options(const config::Config& config, const std::string& node_id);
 
 // [server] on the parsed listen address; io_threads 0 = the hardware's threads (at least 2).
 net::HttpServerOptions server_options(const config::ServerConfig& server,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.hpp"
@@ -65,7 +66,21 @@ class Checker {
 // inherit the rest from [delivery], which is checked on its own).
 void check_retry(Checker& c, const std::string& prefix, const RetryConfig& retry, bool only_set);
 
+// One item of an array-of-tables section, for check_item_names: key = "source[x].name".
+struct NamedItem {
+  std::string key;
+  std::string name;
+};
+
+// The names of one section's items ([[source]], [[proxy]]): each valid (check_name), unique,
+// and no two with the same environment variables ("a-b" and "a_b"). Empty names were
+// reported while reading.
+void check_item_names(Checker& c, std::string_view section, const std::vector<NamedItem>& items);
+
 // Checks every [[source]].
 void check_sources(Checker& c, const Config& config);
+
+// Checks every [[proxy]].
+void check_proxies(Checker& c, const Config& config);
 
 }  // namespace hookd::config

@@ -171,6 +171,23 @@ struct SourceConfig {
   TokenConfig token;
 };
 
+// [[proxy]]: one idempotency gateway route (docs/proxy.md): requests to /proxy/<name>/<rest>
+// go to upstream + /<rest>, and a keyed method's answer is recorded per Idempotency-Key.
+struct ProxyConfig {
+  std::string name;
+  std::string upstream;  // http(s)://host[:port][/base]; set by the operator, not SSRF-checked
+  std::vector<std::string> methods{"POST", "PATCH"};  // keyed; other methods pass through
+  bool require_key = true;                            // keyed method without a key -> 400
+  std::string tenant_header = "Authorization";        // keys per SHA-256 of it; "" = one tenant
+  Duration ttl = std::chrono::hours(24);              // completed keys expire after this
+  Duration timeout = std::chrono::seconds(10);        // upstream call, connect included
+  Duration connect_timeout = std::chrono::seconds(3);
+  std::uint64_t max_stored_body = 1 * kMiB;     // larger answers are not replayable
+  std::uint64_t max_response_body = 16 * kMiB;  // held in memory; larger -> 502, not replayable
+  std::string status_url;                       // "" = none; e.g. "http://127.0.0.1:9000/ops/{key}"
+  Duration status_interval = std::chrono::seconds(30);  // unknown keys' status_url polls
+};
+
 enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
 enum class LogFormat { kJson, kText };
 
@@ -194,6 +211,7 @@ struct Config {
   DeliveryConfig delivery;
   SsrfConfig ssrf;
   std::vector<SourceConfig> sources;  // TOML: [[source]]
+  std::vector<ProxyConfig> proxies;   // TOML: [[proxy]]
   LoggingConfig logging;
   MetricsConfig metrics;
 };

@@ -45,6 +45,8 @@ class TomlWriter {
     }
   }
 
+  toml::table& target() { return table_; }
+
   template <class F>
   void table(std::string_view key, F&& visit) {
     toml::table child;
@@ -90,6 +92,20 @@ void drop_other_schemes_options(Scheme scheme, toml::table& source) {
   if (scheme != Scheme::kCloudEvents) source.erase("allowed_origins");
 }
 
+// An array-of-tables section ([[source]], [[proxy]]): each item's name, then its keys.
+template <class T, class Visit>
+toml::array dump_named(std::vector<T>& items, Secrets secrets, Visit visit) {
+  toml::array out;
+  for (auto& item : items) {
+    toml::table table;
+    table.insert("name", item.name);
+    TomlWriter writer(table, secrets);
+    visit(writer, item);
+    out.push_back(std::move(table));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string dump_toml(const Config& original, Secrets secrets) {
@@ -98,16 +114,15 @@ std::string dump_toml(const Config& original, Secrets secrets) {
   toml::table root;
   TomlWriter writer(root, secrets);
   visit_sections(writer, config);
-  toml::array sources;
-  for (auto& source : config.sources) {
-    toml::table table;
-    table.insert("name", source.name);
-    TomlWriter source_writer(table, secrets);
-    visit_source(source_writer, source);
-    drop_other_schemes_options(source.scheme, table);
-    sources.push_back(std::move(table));
-  }
-  if (!sources.empty()) root.insert("source", std::move(sources));
+  const auto insert = [&](std::string_view key, toml::array items) {
+    if (!items.empty()) root.insert(key, std::move(items));
+  };
+  insert("source", dump_named(config.sources, secrets, [](TomlWriter& w, SourceConfig& s) {
+           visit_source(w, s);
+           drop_other_schemes_options(s.scheme, w.target());
+         }));
+  insert("proxy", dump_named(config.proxies, secrets,
+                             [](TomlWriter& w, ProxyConfig& p) { visit_proxy(w, p); }));
   std::ostringstream out;
   out << root << "\n";
   return out.str();

@@ -47,8 +47,8 @@ class EnvReader {
     const std::string var = var_prefix_ + env_name_part(key);
     const std::string path = path_prefix_ + std::string(key);
     const auto [it, inserted] = registry_.emplace(var, path);
-    // Two source names with the same variable part ("a-b", "a_b"): validation reports the
-    // clash once; the variable is applied to the first source only.
+    // Two source (or proxy) names with the same variable part ("a-b", "a_b"): validation
+    // reports the clash once; the variable is applied to the first one only.
     if (!inserted && it->second != path) return;
     const auto text = env_.get(var);
     if (!text) return;
@@ -67,9 +67,9 @@ class EnvReader {
   Problems& problems_;
 };
 
-constexpr std::array<std::string_view, 8> kSectionPrefixes{
-    "HOOKD_SERVER_", "HOOKD_DATABASE_", "HOOKD_AUTH_",    "HOOKD_DELIVERY_",
-    "HOOKD_SSRF_",   "HOOKD_LOGGING_",  "HOOKD_METRICS_", "HOOKD_SOURCE_",
+constexpr std::array<std::string_view, 9> kSectionPrefixes{
+    "HOOKD_SERVER_",  "HOOKD_DATABASE_", "HOOKD_AUTH_",   "HOOKD_DELIVERY_", "HOOKD_SSRF_",
+    "HOOKD_LOGGING_", "HOOKD_METRICS_",  "HOOKD_SOURCE_", "HOOKD_PROXY_",
 };
 
 bool names_a_section(std::string_view var) {
@@ -90,8 +90,25 @@ void report_unknown_variables(const Environment& env, const Registry& registry,
       message += "; did you mean " + guess + "?";
     } else if (var.starts_with("HOOKD_SOURCE_")) {
       message += "; HOOKD_SOURCE_<NAME>_<KEY> can only override a [[source]] defined in the file";
+    } else if (var.starts_with("HOOKD_PROXY_")) {
+      message += "; HOOKD_PROXY_<NAME>_<KEY> can only override a [[proxy]] defined in the file";
     }
     problems.add("(environment)", "env " + var, message);
+  }
+}
+
+// HOOKD_<SECTION>_<NAME>_<KEY> for every named item of an array-of-tables section.
+template <class T, class Path, class Visit>
+void read_named_items(const Environment& env, std::string_view section, std::vector<T>& items,
+                      Path path, Visit visit, Registry& registry, Origins& origins,
+                      Problems& problems) {
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    T& item = items[i];
+    if (item.name.empty()) continue;
+    EnvReader reader(
+        env, std::string(kEnvPrefix) + std::string(section) + "_" + env_name_part(item.name) + "_",
+        path(item, i) + ".", registry, origins, problems);
+    visit(reader, item);
   }
 }
 
@@ -101,13 +118,12 @@ void read_env(const Environment& env, Config& config, Origins& origins, Problems
   Registry registry;
   EnvReader root(env, std::string(kEnvPrefix), "", registry, origins, problems);
   visit_sections(root, config);
-  for (std::size_t i = 0; i < config.sources.size(); ++i) {
-    SourceConfig& source = config.sources[i];
-    if (source.name.empty()) continue;
-    EnvReader reader(env, std::string(kEnvPrefix) + "SOURCE_" + env_name_part(source.name) + "_",
-                     source_path(source, i) + ".", registry, origins, problems);
-    visit_source(reader, source);
-  }
+  read_named_items(
+      env, "SOURCE", config.sources, source_path,
+      [](EnvReader& r, SourceConfig& s) { visit_source(r, s); }, registry, origins, problems);
+  read_named_items(
+      env, "PROXY", config.proxies, proxy_path,
+      [](EnvReader& r, ProxyConfig& p) { visit_proxy(r, p); }, registry, origins, problems);
   report_unknown_variables(env, registry, problems);
 }
 

@@ -2,7 +2,8 @@
 // a fake map and the loader never touches the real process environment by itself.
 // Naming: HOOKD_<SECTION>_<KEY>, upper-case, dots and dashes become underscores
 // (server.listen -> HOOKD_SERVER_LISTEN); sources: HOOKD_SOURCE_<NAME>_<KEY>
-// (source "stripe-live", forward.url -> HOOKD_SOURCE_STRIPE_LIVE_FORWARD_URL).
+// (source "stripe-live", forward.url -> HOOKD_SOURCE_STRIPE_LIVE_FORWARD_URL); proxies:
+// HOOKD_PROXY_<NAME>_<KEY> (proxy "esign", timeout -> HOOKD_PROXY_ESIGN_TIMEOUT).
 // Thread-safety: ProcessEnvironment reads `environ`, so do not call setenv() concurrently;
 // MapEnvironment is immutable after construction.
 #pragma once

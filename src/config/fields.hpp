@@ -133,7 +133,23 @@ void visit_source(V& v, SourceConfig& s) {
   });
 }
 
-// The plain sections in file order; [[source]] is handled by the readers themselves.
+// Every key of one [[proxy]] except `name` (read separately, as for [[source]]).
+template <class V>
+void visit_proxy(V& v, ProxyConfig& p) {
+  v.field("upstream", p.upstream);
+  v.field("methods", p.methods);
+  v.field("require_key", p.require_key);
+  v.field("tenant_header", p.tenant_header);
+  v.field("ttl", p.ttl);
+  v.field("timeout", p.timeout);
+  v.field("connect_timeout", p.connect_timeout);
+  v.bytes("max_stored_body", p.max_stored_body);
+  v.bytes("max_response_body", p.max_response_body);
+  v.field("status_url", p.status_url);
+  v.field("status_interval", p.status_interval);
+}
+
+// The plain sections in file order; [[source]] and [[proxy]] are handled by the readers.
 template <class V>
 void visit_sections(V& v, Config& c) {
   v.table("server", [&](V& t) { visit_server(t, c.server); });

@@ -17,11 +17,13 @@ namespace hookd::config {
 void read_toml(const toml::table& root, std::string_view file_label, Config& config,
                Origins& origins, Problems& problems);
 
-// Applies every HOOKD_* variable that names a key (sources: only those in `config`), and
-// reports HOOKD_<SECTION>_* variables that name no key.
+// Applies every HOOKD_* variable that names a key (sources and proxies: only those in
+// `config`), and reports HOOKD_<SECTION>_* variables that name no key.
 void read_env(const Environment& env, Config& config, Origins& origins, Problems& problems);
 
 // The dotted path prefix of a source: "source[stripe]", or "source[#2]" without a name.
 std::string source_path(const SourceConfig& source, std::size_t index);
+// The same for a proxy: "proxy[esign]", or "proxy[#0]" without a name.
+std::string proxy_path(const ProxyConfig& proxy, std::size_t index);
 
 }  // namespace hookd::config

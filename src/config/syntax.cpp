@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 
 namespace hookd::config {
 namespace {
@@ -42,6 +43,18 @@ bool has_space_or_control(std::string_view text) {
     if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) return true;
   }
   return false;
+}
+
+// The port of an authority ("host:port", "[v6]:port"); nullopt when it has none.
+std::optional<std::string_view> port_of(std::string_view authority) {
+  std::size_t from = 0;
+  if (authority.starts_with('[')) {
+    from = authority.find(']');
+    if (from == std::string_view::npos) return std::nullopt;
+  }
+  const auto colon = authority.find(':', from);
+  if (colon == std::string_view::npos) return std::nullopt;
+  return authority.substr(colon + 1);
 }
 
 // True when every bit after the first prefix_bits of the address is zero.
@@ -107,6 +120,50 @@ Check check_http_url(std::string_view text) {
   const auto host_end = rest.find_first_of("/?#");
   if (rest.substr(0, host_end).empty())
     return std::unexpected("URL " + quoted(text) + " has no host");
+  return {};
+}
+
+Check check_upstream_url(std::string_view text) {
+  const auto scheme_end = text.find("://");
+  const auto rest = scheme_end == std::string_view::npos ? text : text.substr(scheme_end + 3);
+  const auto authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (authority.find('@') != std::string_view::npos) {
+    return std::unexpected(
+        std::string("URL must not hold user info (user:password@; the value is not shown)"));
+  }
+  if (auto ok = check_http_url(text); !ok) return ok;
+  if (text.find_first_of("?#") != std::string_view::npos) {
+    return std::unexpected("URL " + quoted(text) +
+                           " must not have a query or fragment: each request brings its own");
+  }
+  const auto port = port_of(authority);
+  int number = 0;
+  if (port && (!parse_uint(*port, number) || number < 1 || number > 65535)) {
+    return std::unexpected("URL " + quoted(text) + ": port must be 1-65535");
+  }
+  return {};
+}
+
+Check check_key_url_template(std::string_view text) {
+  if (auto ok = check_http_url(text); !ok) return ok;
+  const auto rest = text.substr(text.find("://") + 3);
+  const auto after_host = rest.find_first_of("/?#");
+  const auto key = rest.find("{key}");
+  if (key == std::string_view::npos || after_host == std::string_view::npos || key < after_host) {
+    return std::unexpected("URL " + quoted(text) +
+                           " must contain {key} in its path or query (it is replaced by the "
+                           "URL-encoded key), e.g. \"http://127.0.0.1:9000/ops/{key}\"");
+  }
+  return {};
+}
+
+Check check_method(std::string_view text) {
+  bool ok = !text.empty();
+  for (char c : text) ok = ok && is_tchar(c) && !(c >= 'a' && c <= 'z');
+  if (!ok) {
+    return std::unexpected("method " + quoted(text) +
+                           " must be an upper-case HTTP method token, e.g. \"POST\"");
+  }
   return {};
 }
 

@@ -28,5 +28,12 @@ Check check_hmac_template(std::string_view text);
 Check check_base64(std::string_view text, std::size_t expected_bytes = 0);
 // Path-safe name: 1-64 of [a-z0-9_-], starting with a letter or digit.
 Check check_name(std::string_view text);
+// A proxy's upstream: http(s)://host[:port][/base/path], without query, fragment or user info
+// (a message never quotes a URL with user info: it may hold a password).
+Check check_upstream_url(std::string_view text);
+// An http(s) URL with a {key} placeholder in its path or query: "http://h/ops/{key}".
+Check check_key_url_template(std::string_view text);
+// An HTTP method as hookd compares it: an RFC 9110 token without lower-case letters ("POST").
+Check check_method(std::string_view text);
 
 }  // namespace hookd::config

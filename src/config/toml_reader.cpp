@@ -90,50 +90,83 @@ class TomlReader {
   std::vector<std::string> known_;
 };
 
-void read_source(const toml::table& table, std::size_t index, std::string_view file_label,
-                 Config& config, Origins& origins, Problems& problems) {
-  SourceConfig source;
+// An array-of-tables section ([[source]], [[proxy]]) whose items are identified by name.
+struct NamedSection {
+  std::string_view key;         // "source"
+  std::string_view name_usage;  // why a name is needed: "its path is /in/<name>"
+};
+
+// One item of a NamedSection: its name first (it makes the item's path), then `visit`.
+template <class T, class Path, class Visit>
+T read_named_table(const NamedSection& section, const toml::table& table, std::size_t index,
+                   std::string_view file_label, Origins& origins, Problems& problems, Path path,
+                   Visit visit) {
+  T item;
   if (const auto* name = table.get("name"); name != nullptr && name->is_string()) {
-    source.name = name->as_string()->get();
+    item.name = name->as_string()->get();
   }
-  TomlReader reader(table, source_path(source, index) + ".", file_label, origins, problems);
+  TomlReader reader(table, path(item, index) + ".", file_label, origins, problems);
   if (const toml::node* name = reader.take("name"); name == nullptr) {
     problems.add(reader.path("name"), where(file_label, table),
-                 "every [[source]] needs a name (its path is /in/<name>)");
+                 "every [[" + std::string(section.key) + "]] needs a name (" +
+                     std::string(section.name_usage) + ")");
   } else if (!name->is_string()) {
     problems.add(reader.path("name"), reader.where(*name),
                  "expected a string, got " + describe_type(*name));
   } else {
     origins.set(reader.path("name"), reader.where(*name));
   }
-  visit_source(reader, source);
+  visit(reader, item);
   reader.report_unknown_keys();
-  config.sources.push_back(std::move(source));
+  return item;
+}
+
+// Every item of a NamedSection into `out`; `path` names an item ("source[x]"), `visit`
+// reads its other keys.
+template <class T, class Path, class Visit>
+void read_named_tables(TomlReader& root, const NamedSection& section, std::string_view file_label,
+                       std::vector<T>& out, Origins& origins, Problems& problems, Path path,
+                       Visit visit) {
+  const toml::node* node = root.take(section.key);
+  if (node == nullptr) return;
+  const auto* array = node->as_array();
+  const std::string key(section.key);
+  if (array == nullptr || !array->is_array_of_tables()) {
+    problems.add(key, root.where(*node),
+                 "expected [[" + key + "]] tables, got " + describe_type(*node));
+    return;
+  }
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    out.push_back(read_named_table<T>(section, *array->get(i)->as_table(), i, file_label, origins,
+                                      problems, path, visit));
+  }
+}
+
+std::string item_path(std::string_view section, const std::string& name, std::size_t index) {
+  const std::string inside = name.empty() ? "#" + std::to_string(index) : name;
+  return std::string(section) + "[" + inside + "]";
 }
 
 }  // namespace
 
 std::string source_path(const SourceConfig& source, std::size_t index) {
-  return source.name.empty() ? "source[#" + std::to_string(index) + "]"
-                             : "source[" + source.name + "]";
+  return item_path("source", source.name, index);
+}
+
+std::string proxy_path(const ProxyConfig& proxy, std::size_t index) {
+  return item_path("proxy", proxy.name, index);
 }
 
 void read_toml(const toml::table& root, std::string_view file_label, Config& config,
                Origins& origins, Problems& problems) {
   TomlReader reader(root, "", file_label, origins, problems);
   visit_sections(reader, config);
-  const toml::node* sources = reader.take("source");
-  if (sources != nullptr) {
-    const auto* array = sources->as_array();
-    if (array == nullptr || !array->is_array_of_tables()) {
-      problems.add("source", reader.where(*sources),
-                   "expected [[source]] tables, got " + describe_type(*sources));
-    } else {
-      for (std::size_t i = 0; i < array->size(); ++i) {
-        read_source(*array->get(i)->as_table(), i, file_label, config, origins, problems);
-      }
-    }
-  }
+  read_named_tables(reader, {"source", "its path is /in/<name>"}, file_label, config.sources,
+                    origins, problems, source_path,
+                    [](TomlReader& r, SourceConfig& s) { visit_source(r, s); });
+  read_named_tables(reader, {"proxy", "its path is /proxy/<name>/..."}, file_label, config.proxies,
+                    origins, problems, proxy_path,
+                    [](TomlReader& r, ProxyConfig& p) { visit_proxy(r, p); });
   reader.report_unknown_keys();
 }
 

@@ -1,9 +1,11 @@
 #include "config/validate.hpp"
 
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "config/checker.hpp"
+#include "config/environment.hpp"
 
 namespace hookd::config {
 namespace {
@@ -103,8 +105,9 @@ void check_logging(Checker& c, const LoggingConfig& l) {
 
 void check_metrics(Checker& c, const MetricsConfig& m) {
   c.check("metrics.path", check_url_path(m.path));
-  if (m.path.starts_with("/in/") || m.path.starts_with("/api/")) {
-    c.problem("metrics.path", "must not be under /in/ or /api/, which hookd routes itself");
+  if (m.path.starts_with("/in/") || m.path.starts_with("/api/") || m.path.starts_with("/proxy/")) {
+    c.problem("metrics.path",
+              "must not be under /in/, /api/ or /proxy/, which hookd routes itself");
   }
 }
 
@@ -131,6 +134,28 @@ void check_retry(Checker& c, const std::string& prefix, const RetryConfig& r, bo
   }
 }
 
+void check_item_names(Checker& c, std::string_view section, const std::vector<NamedItem>& items) {
+  const std::string table = "[[" + std::string(section) + "]]";
+  std::map<std::string, std::string> env_names;  // env name part -> first item's name
+  for (const auto& [key, name] : items) {
+    if (name.empty()) continue;
+    if (auto ok = check_name(name); !ok) {
+      c.problem(key, ok.error());
+      continue;
+    }
+    const auto [it, inserted] = env_names.emplace(env_name_part(name), name);
+    if (inserted) continue;
+    if (it->second == name) {
+      c.problem(
+          key, "another " + table + " already has the name \"" + name + "\"; names must be unique");
+    } else {
+      c.problem(key, "\"" + name + "\" and \"" + it->second +
+                         "\" have the same environment variables (" + std::string(kEnvPrefix) +
+                         env_name_part(section) + "_" + it->first + "_...); rename one");
+    }
+  }
+}
+
 std::vector<Problem> validate(const Config& config, const Origins& origins) {
   std::vector<Problem> problems;
   Checker c(origins, problems);
@@ -140,6 +165,7 @@ std::vector<Problem> validate(const Config& config, const Origins& origins) {
   check_delivery(c, config.delivery);
   check_ssrf(c, config.ssrf);
   check_sources(c, config);
+  check_proxies(c, config);
   check_logging(c, config.logging);
   check_metrics(c, config.metrics);
   return problems;

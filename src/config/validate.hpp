@@ -1,5 +1,5 @@
 // Checks a Config for values that parse but cannot work: out of range, wrong syntax (JSON
-// pointers, CIDRs, URLs, templates, secrets' format), duplicate or unsafe source names,
+// pointers, CIDRs, URLs, templates, secrets' format), duplicate or unsafe source and proxy names,
 // options that contradict the chosen scheme, and cross-key rules (backoff_base <= backoff_max,
 // lease_duration > timeout, ...). Messages never contain secret values.
 // Thread-safety: pure function.

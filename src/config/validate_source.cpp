@@ -1,10 +1,8 @@
 // Validation of [[source]] tables: names, scheme-specific secrets and options, JSON
 // pointers, templates, forward target. Secret values never appear in a message.
 #include <chrono>
-#include <map>
 
 #include "config/checker.hpp"
-#include "config/environment.hpp"
 #include "config/names.hpp"
 #include "config/readers.hpp"
 
@@ -16,30 +14,6 @@ using std::chrono::seconds;
 
 bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
-}
-
-void check_names(Checker& c, const Config& config) {
-  std::map<std::string, std::string> env_names;  // env name part -> first source name
-  for (std::size_t i = 0; i < config.sources.size(); ++i) {
-    const SourceConfig& s = config.sources[i];
-    const std::string key = source_path(s, i) + ".name";
-    if (s.name.empty()) continue;  // reported while reading
-    if (auto ok = check_name(s.name); !ok) {
-      c.problem(key, ok.error());
-      continue;
-    }
-    const auto [it, inserted] = env_names.emplace(env_name_part(s.name), s.name);
-    if (inserted) continue;
-    if (it->second == s.name) {
-      c.problem(key,
-                "another [[source]] already has the name \"" + s.name + "\"; names must be unique");
-    } else {
-      c.problem(key, "\"" + s.name + "\" and \"" + it->second +
-                         "\" have the same environment "
-                         "variables (HOOKD_SOURCE_" +
-                         it->first + "_...); rename one");
-    }
-  }
 }
 
 // The secret's format per scheme; messages describe the format, never the value.
@@ -213,7 +187,11 @@ void check_source(Checker& c, const std::string& path, const SourceConfig& s) {
 }  // namespace
 
 void check_sources(Checker& c, const Config& config) {
-  check_names(c, config);
+  std::vector<NamedItem> names;
+  for (std::size_t i = 0; i < config.sources.size(); ++i) {
+    names.push_back({source_path(config.sources[i], i) + ".name", config.sources[i].name});
+  }
+  check_item_names(c, "source", names);
   for (std::size_t i = 0; i < config.sources.size(); ++i) {
     check_source(c, source_path(config.sources[i], i) + ".", config.sources[i]);
   }

@@ -1,5 +1,6 @@
 // examples/hookd.toml and docs/configuration.md stay complete: the example parses and is
-// valid, shows every key, and the docs name every key's environment variable.
+// valid, shows every key (of every section, [[source]] and [[proxy]]), and the docs name
+// every key's environment variable or, for sources and proxies, the key itself.
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
 
@@ -69,11 +70,20 @@ std::vector<Key> source_keys() {
   return keys;
 }
 
+std::vector<Key> proxy_keys() {
+  std::vector<Key> keys;
+  ProxyConfig proxy;
+  KeyLister root{"", "HOOKD_PROXY_<NAME>_", &keys};
+  visit_proxy(root, proxy);
+  return keys;
+}
+
 TEST(ConfigExample, ParsesAndIsValid) {
   const auto config = load_config_file(source_dir() / "examples/hookd.toml", MapEnvironment{});
   ASSERT_TRUE(config.has_value()) << config.error().message;
   EXPECT_EQ(config->server.listen, Config{}.server.listen);
   EXPECT_EQ(config->sources.size(), 7u);
+  EXPECT_EQ(config->proxies.size(), 1u);
 }
 
 TEST(ConfigExample, DumpRoundTrips) {
@@ -97,6 +107,13 @@ TEST(ConfigExample, ShowsEveryKey) {
     for (const auto& source : *sources) found = found || source.as_table()->at_path(key.path);
     EXPECT_TRUE(found) << "no [[source]] in examples/hookd.toml shows " << key.path;
   }
+  const auto* proxies = example.get_as<toml::array>("proxy");
+  ASSERT_NE(proxies, nullptr);
+  for (const auto& key : proxy_keys()) {
+    bool found = false;
+    for (const auto& proxy : *proxies) found = found || proxy.as_table()->at_path(key.path);
+    EXPECT_TRUE(found) << "no [[proxy]] in examples/hookd.toml shows " << key.path;
+  }
 }
 
 TEST(ConfigExample, DocsNameEveryKeyAndVariable) {
@@ -109,6 +126,15 @@ TEST(ConfigExample, DocsNameEveryKeyAndVariable) {
     EXPECT_NE(docs.find("`" + key.path + "`"), std::string::npos)
         << "docs/configuration.md lacks `" << key.path << "`";
   }
+  // The proxies' keys in their own section (several are also keys of [delivery]).
+  const auto section = docs.find("## `[[proxy]]`");
+  ASSERT_NE(section, std::string::npos) << "docs/configuration.md has no [[proxy]] section";
+  const std::string proxy_docs = docs.substr(section, docs.find("\n## ", section + 1) - section);
+  for (const auto& key : proxy_keys()) {
+    EXPECT_NE(proxy_docs.find("| `" + key.path + "` |"), std::string::npos)
+        << "the [[proxy]] section of docs/configuration.md lacks `" << key.path << "`";
+  }
+  EXPECT_NE(proxy_docs.find("HOOKD_PROXY_<NAME>_"), std::string::npos);
 }
 
 }  // namespace

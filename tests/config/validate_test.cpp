@@ -222,7 +222,10 @@ TEST(ConfigValidate, BadMaskedPointerAndMetricsPath) {
   EXPECT_PROBLEM(text,
                  "logging.masked_pointers (hookd.toml line 2): item 0: JSON pointer \"phone\" must "
                  "start with \"/\"");
-  EXPECT_PROBLEM(text, "metrics.path (hookd.toml line 4): must not be under /in/ or /api/");
+  EXPECT_PROBLEM(text,
+                 "metrics.path (hookd.toml line 4): must not be under /in/, /api/ or /proxy/");
+  EXPECT_PROBLEM(problems_of("[metrics]\npath = \"/proxy/metrics\"\n"),
+                 "metrics.path (hookd.toml line 2): must not be under /in/, /api/ or /proxy/");
   EXPECT_PROBLEM(problems_of("[metrics]\npath = \"metrics\"\n"),
                  "metrics.path (hookd.toml line 2): path \"metrics\" must start with \"/\"");
 }

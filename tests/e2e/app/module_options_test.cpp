@@ -1,7 +1,8 @@
 // app/module_options: the Config → module options translation of the composition root. The
 // [delivery] circuit breaker keys reach the breaker (A39), and the deprecated
 // circuit_failure_threshold = 0 still turns it off; every other key lands in its field, and
-// each source scheme becomes the verification the inbound gateway runs.
+// each source scheme becomes the verification the inbound gateway runs; each [[proxy]] becomes
+// a gateway route.
 #include <gtest/gtest.h>
 
 #include "app/module_options.hpp"
@@ -277,6 +278,47 @@ TEST(ServerOptions, ServerKeysOnTheListenAddress) {
   EXPECT_EQ(o.idle_timeout, 5s);
   server.io_threads = 0;
   EXPECT_GE(server_options(server, ListenAddress{"::1", 0}).io_threads, 2);
+}
+
+TEST(GatewayOptions, EveryProxyKeyLandsInItsRoute) {
+  config::Config config;
+  EXPECT_TRUE(gateway_options(config, "n1").routes.empty());
+  config::ProxyConfig p;
+  p.name = "esign";
+  p.upstream = "https://esign.internal:8443/api/";
+  p.methods = {"PUT"};
+  p.require_key = false;
+  p.tenant_header = "X-Tenant";
+  p.ttl = 2h;
+  p.timeout = 20s;
+  p.connect_timeout = 2s;
+  p.max_stored_body = 1500;
+  p.max_response_body = 3000;
+  p.status_url = "http://127.0.0.1:9000/ops/{key}";
+  p.status_interval = 1min;
+  config::ProxyConfig b;
+  b.name = "b";
+  b.upstream = "http://127.0.0.1:9001";
+  config.proxies = {p, b};
+  const auto o = gateway_options(config, "hookd@n1");
+  EXPECT_EQ(o.owner, "hookd@n1/proxy");
+  ASSERT_EQ(o.routes.size(), 2u);
+  const auto& r = o.routes[0];
+  EXPECT_EQ(r.name, "esign");
+  EXPECT_EQ(r.upstream, "https://esign.internal:8443/api");  // the trailing "/" dropped
+  EXPECT_EQ(r.methods, std::vector<std::string>{"PUT"});
+  EXPECT_FALSE(r.require_key);
+  EXPECT_EQ(r.tenant_header, "X-Tenant");
+  EXPECT_EQ(r.ttl, 2h);
+  EXPECT_EQ(r.timeout, 20s);
+  EXPECT_EQ(r.connect_timeout, 2s);
+  EXPECT_EQ(r.max_stored_body, 1500u);
+  EXPECT_EQ(r.max_response_body, 3000u);
+  EXPECT_EQ(r.status_url, "http://127.0.0.1:9000/ops/{key}");
+  EXPECT_EQ(r.status_interval, 1min);
+  EXPECT_EQ(o.routes[1].name, "b");
+  EXPECT_EQ(o.routes[1].upstream, "http://127.0.0.1:9001");
+  EXPECT_EQ(o.routes[1].methods, (std::vector<std::string>{"POST", "PATCH"}));
 }
 
 }  // namespace
