@@ -119,6 +119,7 @@ Result<api::ApiOptions> api_options(const config::Config& config) {
   for (const auto& t : config.auth.tokens) o.tokens.push_back({t.name, t.token});
   o.max_json_depth = config.server.max_json_depth;
   o.address_policy = std::move(*policy);
+  for (const auto& p : config.proxies) o.proxy_key_ttls.emplace(p.name, p.ttl);
   return o;
 }
 

@@ -19,7 +19,8 @@
 namespace hookd::app {
 
 // [auth] tokens, [server] max_json_depth, [ssrf] allowed_subnets (a bad subnet fails with
-// the AddressPolicy's message); the publish and idempotency settings keep their defaults.
+// the AddressPolicy's message), each [[proxy]]'s ttl (for resolved keys); the publish and
+// idempotency settings keep their defaults.
 Result<api::ApiOptions> api_options(const config::Config& config);
 
 // [delivery] (and [server] shutdown_grace). node_id keeps its default: the caller sets it.
