@@ -1,9 +1,9 @@
 // Atomicity under faults, SQLite backend: for every statement N of an operation (publish,
 // batch publish, record attempt, DLQ replay, inbox batch insert, the idempotency gateway's
-// batch and resolution), make statement N fail —
-// or "crash" the process right before it (fork + _exit, then reopen the file) — and check
-// the database is then exactly the state before the operation, never half-done; and that
-// the operation run to the end leaves exactly the state after.
+// batch and resolution), make statement N fail — or "crash" the process right before it
+// (fork + _exit, then reopen the file) — and check the database is then exactly the state
+// before the operation, never half-done; and that the operation run to the end leaves
+// exactly the state after.
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
