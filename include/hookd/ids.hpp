@@ -38,6 +38,7 @@ inline constexpr std::string_view kEvent = "evt";
 inline constexpr std::string_view kInbound = "inb";
 inline constexpr std::string_view kDeadLetter = "dlq";
 inline constexpr std::string_view kAudit = "aud";
+inline constexpr std::string_view kProxyKey = "idk";  // the idempotency gateway's keys
 }  // namespace id_prefix
 
 // A prefix is 1-16 characters of [a-z0-9], starting with a letter.

@@ -53,4 +53,34 @@ AuditEntry endpoint_disabled_audit(AuditEntry audit, const Endpoint& before,
   return audit;
 }
 
+std::string proxy_key_state_json(const ProxyKey& k) {
+  nlohmann::json j = {{"id", k.id},
+                      {"proxy", k.proxy},
+                      {"tenant", k.tenant},
+                      {"key", k.key},
+                      {"fingerprint", k.fingerprint},
+                      {"state", std::string(to_string(k.state))},
+                      {"owner", k.owner},
+                      {"body_size", k.body_size},
+                      {"body_sha256", k.body_sha256},
+                      {"expires_at", k.expires_at},
+                      {"resolved_by", k.resolved_by},
+                      {"reason", k.reason}};
+  j["status"] = k.status ? nlohmann::json(*k.status) : nullptr;
+  // The key is the client's: never let a stray byte make the audit entry fail.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+AuditEntry proxy_key_audit(AuditEntry audit, const ProxyKey& before,
+                           const std::optional<ProxyKey>& after) {
+  audit.target_type = "proxy_key";
+  audit.target_id = before.id;
+  if (!audit.before) audit.before = proxy_key_state_json(before);
+  if (!audit.after) {
+    audit.after = after ? proxy_key_state_json(*after)
+                        : nlohmann::json{{"id", before.id}, {"deleted", true}}.dump();
+  }
+  return audit;
+}
+
 }  // namespace hookd::store

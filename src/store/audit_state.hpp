@@ -1,6 +1,7 @@
 // The audit entries both backends write inside their transactions (A30): the before/after
-// state documents of a delivery, an endpoint's enable/disable transition, a resend and a
-// recover, and how a caller's entry is completed with what only the transaction knows.
+// state documents of a delivery, an endpoint's enable/disable transition, a resend, a
+// recover and an idempotency gateway key's resolution, and how a caller's entry is completed
+// with what only the transaction knows.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -27,5 +28,14 @@ AuditEntry delivery_audit(AuditEntry audit, const Delivery& before, const Delive
 // `audit` for an endpoint's enable/disable transition: before/after become the row's
 // {"disabled": ..., "disabledReason": ... or null} as it was and became.
 AuditEntry endpoint_disabled_audit(AuditEntry audit, const Endpoint& before, const Endpoint& after);
+// The audit-visible state of an idempotency gateway key (no body): id, proxy, tenant, key,
+// fingerprint, state, status (or null), owner, body_size, body_sha256, expires_at,
+// resolved_by, reason.
+std::string proxy_key_state_json(const ProxyKey& k);
+// `audit` for a resolution of key `before`: targets it (target_type "proxy_key") and fills a
+// missing before/after with the key's state documents; `after` nullopt: the row was deleted
+// (after becomes {"id": ..., "deleted": true}).
+AuditEntry proxy_key_audit(AuditEntry audit, const ProxyKey& before,
+                           const std::optional<ProxyKey>& after);
 
 }  // namespace hookd::store

@@ -45,4 +45,9 @@ void filter_audit(SelectQuery& q, const AuditFilter& filter) {
   if (filter.target_id) q.where("target_id = ?", {*filter.target_id});
 }
 
+void filter_proxy_keys(SelectQuery& q, const ProxyKeyFilter& filter) {
+  if (filter.proxy) q.where("proxy = ?", {*filter.proxy});
+  if (filter.state) q.where("state = ?", {std::string(to_string(*filter.state))});
+}
+
 }  // namespace hookd::store

@@ -23,5 +23,6 @@ void filter_messages(SelectQuery& q, const std::string& app_id, const MessageFil
 void filter_dead_letters(SelectQuery& q, const DeadLetterFilter& filter);
 void filter_inbox(SelectQuery& q, const InboxFilter& filter);
 void filter_audit(SelectQuery& q, const AuditFilter& filter);
+void filter_proxy_keys(SelectQuery& q, const ProxyKeyFilter& filter);
 
 }  // namespace hookd::store

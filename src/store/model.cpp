@@ -54,12 +54,20 @@ constexpr std::array<std::pair<IdempotencyState, std::string_view>, 3> kIdem{{
     {IdempotencyState::kUnknown, "unknown"},
 }};
 
+constexpr std::array<std::pair<ProxyKeyState, std::string_view>, 4> kProxyKey{{
+    {ProxyKeyState::kClaimed, "claimed"},
+    {ProxyKeyState::kCompleted, "completed"},
+    {ProxyKeyState::kNotReplayable, "not_replayable"},
+    {ProxyKeyState::kUnknown, "unknown"},
+}};
+
 }  // namespace
 
 std::string_view to_string(DeliveryStatus s) { return name_of(kDelivery, s); }
 std::string_view to_string(AttemptTrigger t) { return name_of(kTrigger, t); }
 std::string_view to_string(InboxStatus s) { return name_of(kInbox, s); }
 std::string_view to_string(IdempotencyState s) { return name_of(kIdem, s); }
+std::string_view to_string(ProxyKeyState s) { return name_of(kProxyKey, s); }
 std::optional<DeliveryStatus> delivery_status_from(std::string_view s) {
   return value_of(kDelivery, s);
 }
@@ -69,6 +77,9 @@ std::optional<AttemptTrigger> attempt_trigger_from(std::string_view s) {
 std::optional<InboxStatus> inbox_status_from(std::string_view s) { return value_of(kInbox, s); }
 std::optional<IdempotencyState> idempotency_state_from(std::string_view s) {
   return value_of(kIdem, s);
+}
+std::optional<ProxyKeyState> parse_proxy_key_state(std::string_view text) {
+  return value_of(kProxyKey, text);
 }
 
 namespace {

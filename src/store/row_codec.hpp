@@ -1,8 +1,9 @@
 // Mapping between database rows and the model structs, written once for both backends:
-// JSON encoding of lists and header maps (what the list / headers columns hold), and one
-// reader per record, taking its columns in `row_columns.hpp` order from any row type with
-// the small `RowSource` interface (SQLite: `sqlite::Stmt`; PostgreSQL: `postgres::Row`).
-// The readers are function objects, so they can be passed to a backend's collect/single.
+// JSON encoding of lists, header maps and header pairs (what the list / headers columns
+// hold), and one reader per record, taking its columns in `row_columns.hpp` order from any
+// row type with the small `RowSource` interface (SQLite: `sqlite::Stmt`; PostgreSQL:
+// `postgres::Row`). The readers are function objects, so they can be passed to a backend's
+// collect/single.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -23,6 +24,11 @@ std::string encode_list(const std::vector<std::string>& list);
 std::optional<std::vector<std::string>> decode_list(const std::optional<std::string>& json);
 std::string encode_headers(const Headers& headers);
 Headers decode_headers(const std::string& json);
+// Header pairs in wire order, duplicates kept: a JSON array of [name, value]. A pair that is
+// not valid UTF-8 (obs-text from an upstream) is kept byte-exact as [name, value, "latin1"]:
+// each byte is written as the code point of the same number and read back as that byte.
+std::string encode_header_pairs(const HeaderPairs& headers);
+HeaderPairs decode_header_pairs(const std::string& json);
 
 // Column access by index on the current row: what a backend's row adapter provides.
 template <class R>
@@ -211,6 +217,29 @@ inline constexpr auto read_idempotency = [](const RowSource auto& s) {
   r.updated_at = s.int64(8);
   r.expires_at = s.int64(9);
   return r;
+};
+
+inline constexpr auto read_proxy_key = [](const RowSource auto& s) {
+  ProxyKey k;
+  k.id = s.text(0);
+  k.proxy = s.text(1);
+  k.tenant = s.text(2);
+  k.key = s.text(3);
+  k.fingerprint = s.text(4);
+  k.state = parse_proxy_key_state(s.text(5)).value_or(ProxyKeyState::kUnknown);
+  k.owner = s.text(6);
+  k.lease_until = s.int64(7);
+  k.status = s.opt_int64(8);
+  k.headers = decode_header_pairs(s.text(9));
+  k.body = s.bytes(10);
+  k.body_size = s.int64(11);
+  k.body_sha256 = s.text(12);
+  k.created_at = s.int64(13);
+  k.updated_at = s.int64(14);
+  k.expires_at = s.int64(15);
+  k.resolved_by = s.text(16);
+  k.reason = s.text(17);
+  return k;
 };
 
 inline constexpr auto read_audit = [](const RowSource auto& s) {

@@ -47,6 +47,10 @@ inline constexpr std::string_view kIdemColumns =
     "scope, key, fingerprint, state, response_status, response_headers, response_body, "
     "created_at, updated_at, expires_at";
 
+inline constexpr std::string_view kProxyKeyColumns =
+    "id, proxy, tenant, key, fingerprint, state, owner, lease_until, status, headers, body, "
+    "body_size, body_sha256, created_at, updated_at, expires_at, resolved_by, reason";
+
 inline constexpr std::string_view kAuditColumns =
     "id, at, actor, action, target_type, target_id, reason, before, after";
 

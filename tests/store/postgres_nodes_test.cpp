@@ -1,7 +1,8 @@
 // Several "nodes" (PgStore instances with their own pools) on one PostgreSQL schema, from
 // real threads: claims never hand a row to two nodes, a FIFO ordering key and an inbox
-// entity are worked by one node at a time, a dead node's leases pass to another, concurrent
-// migrations run once, and a dropped connection is an kUnavailable the pool recovers from.
+// entity are worked by one node at a time, a dead node's leases pass to another, the
+// idempotency gateway's keys are claimed once across nodes, concurrent migrations run once,
+// and a dropped connection is an kUnavailable the pool recovers from.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -291,6 +292,91 @@ TEST_F(PgNodesTest, ADeadNodesLeasesPassToAnotherNodeWhenTheyExpire) {
   auto late = nodes_[0]->record_attempt(delivered(held[0]));
   ASSERT_FALSE(late.has_value());
   EXPECT_EQ(late.error().code, ErrorCode::kConflict);
+}
+
+ProxyClaim proxy_claim(const std::string& key, const std::string& owner, Millis lease_ms) {
+  ProxyClaim c;
+  c.proxy = "orders";
+  c.key = key;
+  c.fingerprint = "fp";
+  c.owner = owner;
+  c.lease_ms = lease_ms;
+  return c;
+}
+
+// The idempotency gateway on two nodes: both committers claim the same fresh keys at once,
+// in opposite orders. Every key goes to exactly one node, and no batch waits on a deadlock
+// (the store takes a batch's keys in one order whatever the order they came in).
+TEST_F(PgNodesTest, ProxyKeyBatchesOfTwoNodesClaimEachKeyOnceWithoutDeadlocks) {
+  constexpr int kRounds = 20;
+  constexpr int kKeys = 10;
+  const auto started = std::chrono::steady_clock::now();
+  for (int round = 0; round < kRounds; ++round) {
+    std::atomic<int> failures{0};
+    std::vector<std::map<std::string, bool>> got(2);
+    std::vector<std::thread> threads;
+    for (int n = 0; n < 2; ++n) {
+      threads.emplace_back([&, n] {
+        ProxyWriteBatch b;
+        for (int k = 0; k < kKeys; ++k) {
+          const int i = n == 0 ? k : kKeys - 1 - k;
+          b.claims.push_back(proxy_claim("r" + std::to_string(round) + "-" + std::to_string(i),
+                                         "node" + std::to_string(n) + "/proxy", 30'000));
+        }
+        auto r = nodes_[static_cast<std::size_t>(n)]->proxy_write_batch(b);
+        if (!r) {
+          ++failures;
+          return;
+        }
+        for (std::size_t i = 0; i < r->claims.size(); ++i) {
+          if (!r->claims[i]) {
+            ++failures;
+            continue;
+          }
+          EXPECT_EQ(r->claims[i]->key.key, b.claims[i].key) << "results in the batch's order";
+          got[static_cast<std::size_t>(n)][b.claims[i].key] = r->claims[i]->claimed;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    ASSERT_EQ(failures.load(), 0) << "round " << round;
+    for (const auto& [key, mine] : got[0]) {
+      EXPECT_NE(mine, got[1].at(key)) << key << ": exactly one node claims it";
+    }
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10))
+      << "deadlocks cost a deadlock_timeout each";
+}
+
+// A node dies after its claim: the other node never gets the key, it sees it become unknown
+// once the lease ran out; the dead node's answer arriving late is still recorded.
+TEST_F(PgNodesTest, ADeadNodesProxyKeyBecomesUnknownNeverClaimedAgain) {
+  ProxyWriteBatch first;
+  first.claims = {proxy_claim("k", "node0/proxy", 5'000)};
+  auto held = nodes_[0]->proxy_write_batch(first).value().claims.at(0).value();
+  ASSERT_TRUE(held.claimed);
+  ProxyWriteBatch other;
+  other.claims = {proxy_claim("k", "node1/proxy", 5'000)};
+  auto busy = nodes_[1]->proxy_write_batch(other).value().claims.at(0).value();
+  EXPECT_FALSE(busy.claimed);
+  EXPECT_EQ(busy.key.state, ProxyKeyState::kClaimed);
+  clock_.advance(5'000);
+  auto lost = nodes_[1]->proxy_write_batch(other).value().claims.at(0).value();
+  EXPECT_FALSE(lost.claimed);
+  EXPECT_EQ(lost.key.state, ProxyKeyState::kUnknown);
+  EXPECT_EQ(lost.key.owner, "node0/proxy");
+  ProxyKeyOutcome late;
+  late.id = held.key.id;
+  late.owner = "node0/proxy";
+  late.to = ProxyKeyOutcome::To::kCompleted;
+  late.status = 201;
+  late.body = "created";
+  late.ttl_ms = 60'000;
+  ProxyWriteBatch answer;
+  answer.outcomes = {late};
+  auto recorded = nodes_[0]->proxy_write_batch(answer).value().outcomes.at(0);
+  ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
+  EXPECT_EQ(nodes_[1]->proxy_get(held.key.id)->state, ProxyKeyState::kCompleted);
 }
 
 TEST_F(PgNodesTest, NodesMigratingAtOnceApplyEachVersionOnce) {

@@ -1,8 +1,9 @@
 // Atomicity under faults, SQLite backend: for every statement N of an operation (publish,
-// batch publish, record attempt, DLQ replay, inbox batch insert), make statement N fail —
-// or "crash" the process right before it (fork + _exit, then reopen the file) — and check
-// the database is then exactly the state before the operation, never half-done; and that
-// the operation run to the end leaves exactly the state after.
+// batch publish, record attempt, DLQ replay, inbox batch insert, the idempotency gateway's
+// batch and resolution), make statement N fail — or "crash" the process right before it
+// (fork + _exit, then reopen the file) — and check the database is then exactly the state
+// before the operation, never half-done; and that the operation run to the end leaves
+// exactly the state after.
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,7 +72,18 @@ std::string snapshot(const std::string& path) {
 
 struct Ids {
   std::string app, plain_ep, leased, dead;
+  std::string proxy_held, proxy_unknown;  // a claimed and an unknown idempotency gateway key
 };
+
+ProxyClaim proxy_claim(const std::string& key, const std::string& owner) {
+  ProxyClaim c;
+  c.proxy = "orders";
+  c.key = key;
+  c.fingerprint = "fp";
+  c.owner = owner;
+  c.lease_ms = 60'000;
+  return c;
+}
 
 struct Scenario {
   std::string name;
@@ -129,6 +141,12 @@ class FaultTest : public ::testing::TestWithParam<Scenario> {
     EXPECT_TRUE(store->record_attempt(dead).has_value());
     ids.dead = claimed.at(0).id;
     ids.leased = claimed.at(1).id;
+    ProxyWriteBatch keys;
+    keys.claims = {proxy_claim("held", "node/proxy"), proxy_claim("lost", "old/proxy")};
+    auto held = store->proxy_write_batch(keys).value();
+    ids.proxy_held = held.claims.at(0)->key.id;
+    ids.proxy_unknown = held.claims.at(1)->key.id;
+    EXPECT_EQ(store->proxy_orphan_owner("old/proxy").value(), 1);
     clock_.advance(1000);
     return ids;
   }
@@ -268,6 +286,37 @@ const std::vector<Scenario> kScenarios = {
          evs[i].payload = "{}";
        }
        return s.inbox_insert_batch(evs).has_value();
+     }},
+    {"ProxyWriteBatch",
+     [](Store& s, const Ids& ids) {
+       ProxyWriteBatch b;
+       ProxyKeyOutcome done;
+       done.id = ids.proxy_held;
+       done.owner = "node/proxy";
+       done.status = 201;
+       done.headers = {{"x-a", "1"}, {"x-a", "2"}};
+       done.body = std::string("a\0b", 3);
+       done.ttl_ms = 60'000;
+       ProxyKeyOutcome theirs = done;  // another owner's key: that item's kConflict
+       theirs.id = ids.proxy_unknown;
+       b.outcomes = {done, theirs};
+       b.claims = {proxy_claim("new", "node/proxy"), proxy_claim("held", "other/proxy"),
+                   proxy_claim("new", "other/proxy")};
+       auto r = s.proxy_write_batch(b);
+       return r.has_value() && r->outcomes.at(0).has_value() && !r->outcomes.at(1).has_value() &&
+              r->claims.at(0).value().claimed && !r->claims.at(1).value().claimed &&
+              !r->claims.at(2).value().claimed;
+     }},
+    {"ProxyResolve",
+     [](Store& s, const Ids& ids) {
+       ProxyResolution res;
+       res.status = 200;
+       res.body = "ok";
+       res.ttl_ms = 60'000;
+       res.resolved_by = "ops";
+       res.reason = "checked";
+       AuditEntry audit = audit_entry("idempotency.resolve");
+       return s.proxy_resolve(ids.proxy_unknown, res, audit).has_value();
      }},
 };
 

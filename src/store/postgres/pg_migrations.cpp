@@ -220,6 +220,34 @@ constexpr std::string_view kV5 = R"sql(
 ALTER TABLE endpoints ADD COLUMN revision BIGINT NOT NULL DEFAULT 1;
 )sql";
 
+// Version 6: the idempotency gateway's keys (see the SQLite migration 6).
+constexpr std::string_view kV6 = R"sql(
+CREATE TABLE proxy_keys (
+  id          TEXT COLLATE "C" PRIMARY KEY,
+  proxy       TEXT COLLATE "C" NOT NULL,
+  tenant      TEXT COLLATE "C" NOT NULL,
+  key         TEXT COLLATE "C" NOT NULL,
+  fingerprint TEXT COLLATE "C" NOT NULL,
+  state       TEXT COLLATE "C" NOT NULL,
+  owner       TEXT COLLATE "C" NOT NULL,
+  lease_until BIGINT NOT NULL DEFAULT 0,
+  status      BIGINT,
+  headers     TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+  body        BYTEA NOT NULL DEFAULT ''::bytea,
+  body_size   BIGINT NOT NULL DEFAULT 0,
+  body_sha256 TEXT COLLATE "C" NOT NULL DEFAULT '',
+  created_at  BIGINT NOT NULL,
+  updated_at  BIGINT NOT NULL,
+  expires_at  BIGINT NOT NULL DEFAULT 0,
+  resolved_by TEXT COLLATE "C" NOT NULL DEFAULT '',
+  reason      TEXT COLLATE "C" NOT NULL DEFAULT '',
+  UNIQUE (proxy, tenant, key)
+);
+CREATE INDEX proxy_keys_by_state ON proxy_keys(state, lease_until);
+CREATE INDEX proxy_keys_by_proxy ON proxy_keys(proxy, state, id);
+CREATE INDEX proxy_keys_expiry ON proxy_keys(expires_at) WHERE expires_at > 0;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -241,6 +269,7 @@ const std::vector<Migration>& pg_migrations() {
       {3, "inbox parked index", kV3},
       {4, "message tags", kV4},
       {5, "endpoint revisions", kV5},
+      {6, "proxy keys", kV6},
       // clang-format on
   };
   return kAll;

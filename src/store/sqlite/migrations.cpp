@@ -219,6 +219,38 @@ constexpr std::string_view kV5 = R"sql(
 ALTER TABLE endpoints ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
 )sql";
 
+// Version 6: the idempotency gateway's keys (docs/proxy.md), one row per (proxy, tenant,
+// key); a released key has no row. headers: a JSON array of [name, value] pairs in wire
+// order. expires_at is 0 (never) for claimed and unknown rows. The state index serves the
+// lease sweep, the start-up orphaning and the unknown gauges; the list index the lists by
+// proxy (and state), newest first; the expiry index the purge.
+constexpr std::string_view kV6 = R"sql(
+CREATE TABLE proxy_keys (
+  id          TEXT PRIMARY KEY,
+  proxy       TEXT NOT NULL,
+  tenant      TEXT NOT NULL,
+  key         TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  state       TEXT NOT NULL,
+  owner       TEXT NOT NULL,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  status      INTEGER,
+  headers     TEXT NOT NULL DEFAULT '[]',
+  body        BLOB NOT NULL DEFAULT x'',
+  body_size   INTEGER NOT NULL DEFAULT 0,
+  body_sha256 TEXT NOT NULL DEFAULT '',
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL DEFAULT 0,
+  resolved_by TEXT NOT NULL DEFAULT '',
+  reason      TEXT NOT NULL DEFAULT '',
+  UNIQUE (proxy, tenant, key)
+);
+CREATE INDEX proxy_keys_by_state ON proxy_keys(state, lease_until);
+CREATE INDEX proxy_keys_by_proxy ON proxy_keys(proxy, state, id);
+CREATE INDEX proxy_keys_expiry ON proxy_keys(expires_at) WHERE expires_at > 0;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -237,6 +269,7 @@ const std::vector<Migration>& migrations() {
       {3, "inbox parked index", kV3},
       {4, "message tags", kV4},
       {5, "endpoint revisions", kV5},
+      {6, "proxy keys", kV6},
       // clang-format on
   };
   return kAll;

@@ -148,6 +148,17 @@ class SqliteStore final : public Store {
   Result<IdempotencyRecord> idem_get(const std::string& scope, const std::string& key) override;
   Result<int> idem_purge_expired() override;
 
+  // ProxyKeyStore
+  Result<ProxyWriteBatchResult> proxy_write_batch(const ProxyWriteBatch& batch) override;
+  Result<int> proxy_orphan_owner(const std::string& owner) override;
+  Result<int> proxy_expire_leases() override;
+  Result<ProxyKey> proxy_get(const std::string& id) override;
+  Result<Page<ProxyKey>> proxy_list(const ProxyKeyFilter& filter, const PageRequest& page) override;
+  Result<ProxyKey> proxy_resolve(const std::string& id, const ProxyResolution& resolution,
+                                 std::optional<AuditEntry> audit) override;
+  Result<std::vector<ProxyUnknownStat>> proxy_unknown_stats() override;
+  Result<int> proxy_purge_expired() override;
+
   // AuditStore
   Result<AuditEntry> append_audit(AuditEntry entry) override;
   Result<Page<AuditEntry>> list_audit(const AuditFilter& filter, const PageRequest& page) override;
