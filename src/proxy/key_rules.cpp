@@ -86,14 +86,16 @@ Result<std::string> parse_idempotency_key(std::string_view value) {
   return key;
 }
 
+// Each part is length-prefixed, so no bytes can move between method and target unnoticed.
 std::string request_fingerprint(std::string_view method, std::string_view target,
                                 std::string_view body) {
   std::string material;
-  material.reserve(method.size() + target.size() + 66);
-  material.append(method);
-  material.push_back('\n');
-  material.append(target);
-  material.push_back('\n');
+  material.reserve(method.size() + target.size() + 90);
+  for (const std::string_view part : {method, target}) {
+    material.append(std::to_string(part.size()));
+    material.push_back(':');
+    material.append(part);
+  }
   material.append(crypto::sha256_hex(body));
   return crypto::sha256_hex(material);
 }

@@ -38,7 +38,8 @@ inline constexpr std::string_view kNoProxy = "https://hookd.dev/problems/unknown
 // error saying why.
 Result<std::string> parse_idempotency_key(std::string_view header_value);
 
-// SHA-256 (hex) over method, target (path + query, as sent) and SHA-256 of the body.
+// SHA-256 (hex) over method, target (path + query, as sent) and SHA-256 of the body, each
+// part length-prefixed.
 std::string request_fingerprint(std::string_view method, std::string_view target,
                                 std::string_view body);
 

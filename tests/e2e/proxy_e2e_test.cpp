@@ -16,14 +16,21 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// `hookd idem <args>` on the daemon's own files.
+RunOutput idem(const HookdProcess& hookd, std::vector<std::string> args) {
+  args.insert(args.begin(), "idem");
+  args.insert(args.end(),
+              {"--config", hookd.config_file().string(), "--database", hookd.database().string()});
+  return hookd.run_command(args);
+}
+
 std::string unknown_keys_listed(const HookdProcess& hookd) {
-  auto out = hookd.run_command({"idem", "list", "--state", "unknown", "--json"});
-  return out.out;
+  return idem(hookd, {"list", "--state", "unknown", "--json"}).out;
 }
 
 TEST(ProxyE2E, ClientThatTimesOutAndRetriesCreatesOneResource) {  // A13
   CountingUpstream upstream;
-  HookdProcess hookd(proxy_config(upstream.url(), "timeout = \"5s\"\n"));
+  HookdProcess hookd(proxy_config(upstream.url(), "5s"));
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
   // The first try gives up after 300 ms while the upstream takes 1.5 s to create.
   auto first = proxied(hookd, "contract-1", "slow:1500", "tenant-a", 300ms);
@@ -110,11 +117,12 @@ TEST(ProxyE2E, SentThenNoAnswerIsUnknownAndNeverResentUntilAPersonResolves) {
 
   // A person resolves k-hang as completed with its answer, k-reset as not executed.
   std::string hang_id, reset_id;
-  for (const auto& k : listed.json()["data"]) {
+  const auto listed_json = listed.json();
+  for (const auto& k : listed_json["data"]) {
     (k["key"] == "k-hang" ? hang_id : reset_id) = k["id"].get<std::string>();
   }
-  auto no_reason = hookd.post("/api/v1/hookd/idempotency/" + hang_id + "/resolve",
-                              R"({"outcome":"completed"})");
+  auto no_reason =
+      hookd.post("/api/v1/hookd/idempotency/" + hang_id + "/resolve", R"({"outcome":"completed"})");
   EXPECT_EQ(no_reason.status, 422);
   auto resolved = hookd.post(
       "/api/v1/hookd/idempotency/" + hang_id + "/resolve",
@@ -129,8 +137,8 @@ TEST(ProxyE2E, SentThenNoAnswerIsUnknownAndNeverResentUntilAPersonResolves) {
   EXPECT_EQ(replay.body, R"({"contract":"c_1"})");
   EXPECT_EQ(replay.header("Idempotent-Replayed").value_or(""), "true");
 
-  auto cli = hookd.run_command({"idem", "resolve", reset_id, "--outcome", "not_executed",
-                                "--reason", "no contract upstream", "--actor", "ops-anna"});
+  auto cli = idem(hookd, {"resolve", reset_id, "--outcome", "not_executed", "--reason",
+                          "no contract upstream", "--actor", "ops-anna"});
   EXPECT_EQ(cli.exit_code, 0) << cli.err;
   auto rerun = proxied(hookd, "k-reset", "fast");
   EXPECT_EQ(rerun.status, 201);
@@ -145,9 +153,10 @@ TEST(ProxyE2E, SentThenNoAnswerIsUnknownAndNeverResentUntilAPersonResolves) {
 TEST(ProxyE2E, StatusUrlResolvesUnknownOutcomes) {
   CountingUpstream upstream;
   HookdProcess hookd(proxy_config(
-      upstream.url(), "status_url = \"" + upstream.url() + "/ops/{key}\"\nstatus_interval = \"200ms\"\n"));
+      upstream.url(), "1s",
+      "status_url = \"" + upstream.url() + "/ops/{key}\"\nstatus_interval = \"200ms\"\n"));
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
-  EXPECT_EQ(proxied(hookd, "ran", "reset").status, 502);  // created, answer lost
+  EXPECT_EQ(proxied(hookd, "ran", "reset").status, 502);       // created, answer lost
   EXPECT_EQ(proxied(hookd, "never-ran", "lost").status, 502);  // reset before creating
   // "ran": the status URL says 200 → completed, replayed with that answer.
   HttpReply replay;
@@ -222,19 +231,19 @@ TEST(ProxyE2E, MismatchMissingKeyTooLargeAndPassthrough) {
   EXPECT_EQ(upstream.receiver().requests().back().target, "/contracts?page=2");
 
   auto metrics = hookd.get("/metrics").body;
-  EXPECT_NE(metrics.find(R"(hookd_proxy_requests_total{outcome="mismatch",proxy="esign"} 1)"),
+  EXPECT_NE(metrics.find(R"(hookd_proxy_requests_total{proxy="esign",outcome="mismatch"} 1)"),
             std::string::npos)
       << metrics;
-  EXPECT_NE(metrics.find(R"(hookd_proxy_requests_total{outcome="not_replayable",proxy="esign"} 1)"),
+  EXPECT_NE(metrics.find(R"(hookd_proxy_requests_total{proxy="esign",outcome="not_replayable"} 1)"),
             std::string::npos);
-  EXPECT_NE(metrics.find(R"(hookd_proxy_requests_total{outcome="forwarded",proxy="esign"} 3)"),
+  EXPECT_NE(metrics.find(R"(hookd_proxy_requests_total{proxy="esign",outcome="forwarded"} 3)"),
             std::string::npos);
   EXPECT_NE(hookd.stderr_text().find("proxy.idempotency_key_mismatch"), std::string::npos);
 }
 
 TEST(ProxyE2E, KillNineWhileTheUpstreamWorksLeavesTheKeyUnknownAfterRestart) {
   CountingUpstream upstream;
-  HookdProcess hookd(proxy_config(upstream.url(), "timeout = \"5s\"\n"));
+  HookdProcess hookd(proxy_config(upstream.url(), "5s"));
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
   std::thread client([&] { proxied(hookd, "crash", "slow:800", "tenant-a", 3s); });
   ASSERT_TRUE(upstream.receiver().wait_for_requests(1, 10s));
@@ -298,10 +307,13 @@ TEST(ProxyE2E, KillNineAtRandomMomentsNeverRunsAnOperationTwice) {
     call.body = R"({"mode":"slow:5"})";
     call.headers = {{"Idempotency-Key", key}, {"Content-Type", "application/json"}};
     HttpReply r;
-    ASSERT_TRUE(eventually([&] {
-      r = http_call(call);
-      return !(r.status == 409 && type_is(r, "request-in-progress"));
-    }, 30s)) << key;
+    ASSERT_TRUE(eventually(
+        [&] {
+          r = http_call(call);
+          return !(r.status == 409 && type_is(r, "request-in-progress"));
+        },
+        30s))
+        << key;
     if (r.status == 409) {
       EXPECT_TRUE(type_is(r, "outcome-unknown")) << key << " " << r.body;
       ++unknown;

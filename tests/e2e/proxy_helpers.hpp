@@ -65,7 +65,8 @@ class CountingUpstream {
     }
     const auto body = nlohmann::json::parse(r.body, nullptr, false);
     const std::string mode = body.is_object() ? body.value("mode", "fast") : "fast";
-    if (mode == "busy") return testing::ReceiverBehavior::respond(503, "busy", {{"Retry-After", "1"}});
+    if (mode == "busy")
+      return testing::ReceiverBehavior::respond(503, "busy", {{"Retry-After", "1"}});
     if (mode == "lost") return testing::ReceiverBehavior::reset();
     const std::string id = create(r.header("Idempotency-Key").value_or(""));
     if (mode == "hang") return testing::ReceiverBehavior::hang();
@@ -97,10 +98,18 @@ class CountingUpstream {
   int next_ = 0;
 };
 
-// default_test_config() plus one [[proxy]] "esign" in front of `upstream`; `extra` adds keys.
-inline std::string proxy_config(const std::string& upstream, const std::string& extra = "") {
-  return default_test_config() + "\n[[proxy]]\nname = \"esign\"\nupstream = \"" + upstream +
-         "\"\ntimeout = \"1s\"\nconnect_timeout = \"500ms\"\nmax_stored_body = \"1KiB\"\n" + extra;
+// default_test_config() plus one [[proxy]] "esign" in front of `upstream` with this upstream
+// timeout; `extra` adds keys.
+inline std::string proxy_config(const std::string& upstream, const std::string& timeout = "1s",
+                                const std::string& extra = "") {
+  std::string out = default_test_config();
+  for (const std::string& part :
+       {std::string("\n[[proxy]]\nname = \"esign\"\nupstream = \""), upstream,
+        std::string("\"\ntimeout = \""), timeout,
+        std::string("\"\nconnect_timeout = \"500ms\"\nmax_stored_body = \"1KiB\"\n"), extra}) {
+    out.append(part);
+  }
+  return out;
 }
 
 // A client call through the gateway: POST /proxy/esign/contracts with `key`.
