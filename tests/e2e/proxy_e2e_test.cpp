@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <random>
 #include <set>
 #include <thread>
@@ -299,6 +300,7 @@ TEST(ProxyE2E, KillNineAtRandomMomentsNeverRunsAnOperationTwice) {
   // Retry every key (same body): each settles as a replay, an unknown outcome, or (never
   // sent before) a first run.
   int unknown = 0;
+  int unknown_never_sent = 0;  // claimed, then killed before the request left
   for (int n = 0; n < kKeys; ++n) {
     const std::string key = "load-" + std::to_string(n);
     HttpCall call;
@@ -317,6 +319,7 @@ TEST(ProxyE2E, KillNineAtRandomMomentsNeverRunsAnOperationTwice) {
     if (r.status == 409) {
       EXPECT_TRUE(type_is(r, "outcome-unknown")) << key << " " << r.body;
       ++unknown;
+      if (upstream.created(key) == 0) ++unknown_never_sent;
     } else {
       EXPECT_EQ(r.status, 201) << key << " " << r.body;
     }
@@ -324,7 +327,10 @@ TEST(ProxyE2E, KillNineAtRandomMomentsNeverRunsAnOperationTwice) {
   }
   EXPECT_EQ(static_cast<std::size_t>(upstream.total_created()), upstream.requests())
       << "every request the upstream saw created once";
-  RecordProperty("unknown_after_kills", unknown);
+  // What the kills hit (not asserted: it depends on timing): unknown keys, and among them
+  // those whose request never reached the upstream.
+  std::printf("[ proxy kills ] %d unknown keys, %d of them never sent\n", unknown,
+              unknown_never_sent);
 }
 
 }  // namespace
