@@ -63,7 +63,7 @@ TEST(ProxyE2E, ConcurrentSameKeyRequestsReachTheUpstreamOnce) {
   for (int round = 0; round < 10; ++round) {
     const std::string key = "race-" + std::to_string(round);
     std::atomic<int> created{0}, replayed{0}, in_progress{0}, other{0};
-    std::vector<std::thread> clients;
+    std::vector<std::jthread> clients;
     for (int c = 0; c < 12; ++c) {
       clients.emplace_back([&] {
         auto r = proxied(hookd, key, "slow:50");
@@ -246,7 +246,7 @@ TEST(ProxyE2E, KillNineWhileTheUpstreamWorksLeavesTheKeyUnknownAfterRestart) {
   CountingUpstream upstream;
   HookdProcess hookd(proxy_config(upstream.url(), "5s"));
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
-  std::thread client([&] { proxied(hookd, "crash", "slow:800", "tenant-a", 3s); });
+  std::jthread client([&] { proxied(hookd, "crash", "slow:800", "tenant-a", 3s); });
   ASSERT_TRUE(upstream.receiver().wait_for_requests(1, 10s));
   hookd.kill9();
   client.join();
@@ -272,7 +272,7 @@ TEST(ProxyE2E, KillNineAtRandomMomentsNeverRunsAnOperationTwice) {
   std::atomic<int> next{0};
   std::atomic<bool> stop_clients{false};
   std::atomic<std::uint16_t> port{hookd.port()};
-  std::vector<std::thread> clients;
+  std::vector<std::jthread> clients;
   for (int c = 0; c < 4; ++c) {
     clients.emplace_back([&] {
       while (!stop_clients) {
