@@ -182,9 +182,14 @@ TEST(InboundOrderE2E, DependentWaitsParkedAndIsAppliedRightAfterItsDependency) {
             std::string::npos)
       << orphan.dump();
   EXPECT_EQ(app.request_count(), 2u);
-  EXPECT_GE(metric_value(hookd,
-                         R"(hookd_inbound_forwards_total{source="lonely",outcome="park_timeout"})"),
-            1);
+  // The counter moves after the round that wrote the flag committed: poll it (bounded).
+  double flagged = 0;
+  for (int i = 0; i < 200 && flagged < 1; ++i) {
+    flagged = metric_value(
+        hookd, R"(hookd_inbound_forwards_total{source="lonely",outcome="park_timeout"})");
+    if (flagged < 1) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_GE(flagged, 1);
 }
 
 TEST(InboundOrderE2E, TwoEventIdsOneBusinessKeyHaveOneBusinessEffect) {  // A11
