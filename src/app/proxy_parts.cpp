@@ -41,8 +41,10 @@ void ProxyParts::stop() {
   if (!started_) return;
   started_ = false;
   resolver_->stop();
-  gateway_->stop();
+  // The client first: calls still out end as cancelled (unknown if they had left, released if
+  // not), and the gateway's stop then commits those outcomes.
   client_->stop();
+  gateway_->stop();
 }
 
 void ProxyParts::handle(net::HttpRequest request, proxy::Respond respond) {

@@ -37,7 +37,8 @@ class ProxyParts {
 
   // This owner's claims left by a crash become unknown; then client, gateway, resolver.
   Status start();
-  // Resolver, then the gateway (commits queued outcomes), then the client.
+  // Resolver, then the client (calls still out end as cancelled), then the gateway (commits
+  // the outcomes queued so far).
   void stop();
 
   void handle(net::HttpRequest request, proxy::Respond respond);

@@ -261,6 +261,24 @@ TEST(ProxyE2E, KillNineWhileTheUpstreamWorksLeavesTheKeyUnknownAfterRestart) {
   EXPECT_NE(hookd.stderr_text().find("proxy.orphaned_keys_unknown"), std::string::npos);
 }
 
+TEST(ProxyE2E, GracefulStopWhileTheUpstreamHangsRecordsTheKeyUnknown) {
+  CountingUpstream upstream;
+  HookdProcess hookd(proxy_config(upstream.url(), "30s"));
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  std::jthread client([&] { proxied(hookd, "stop", "hang", "tenant-a", 20s); });
+  ASSERT_TRUE(upstream.receiver().wait_for_requests(1, 10s));
+  EXPECT_EQ(hookd.stop(), 0);  // the grace (5 s) ends with the call still out
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  auto listed = hookd.get("/api/v1/hookd/idempotency?state=unknown");
+  ASSERT_EQ(listed.json()["data"].size(), 1u) << listed.body;
+  auto r = proxied(hookd, "stop", "hang");
+  EXPECT_EQ(r.status, 409);
+  EXPECT_TRUE(type_is(r, "outcome-unknown")) << r.body;
+  EXPECT_EQ(upstream.requests(), 1u);
+  // Recorded by the stopping daemon (its cancelled call), not found orphaned at the restart.
+  EXPECT_EQ(hookd.stderr_text().find("proxy.orphaned_keys_unknown"), std::string::npos);
+}
+
 // kill -9 at random moments under keyed load (between claim and send, while the upstream
 // works, after its answer before the record): afterwards every key is retried until it
 // settles, and no operation ran twice.
