@@ -11,7 +11,9 @@
 #   open_proxy     the same through hookd; added = proxy - direct, per percentile
 # and checks that the sink saw each keyed call exactly once. hookd's CPU per call is given by
 # thread (from /proc/<pid>/task). Bounded: every run has a request count and a duration, every
-# wait a timeout; traffic stays on 127.0.0.1; started processes are killed on exit.
+# wait a timeout; traffic stays on 127.0.0.1; started processes are killed on exit. Before
+# each pair, the disk's synchronous write time is probed (fsync_us_before): a keyed call waits
+# for two commits, so the added latency cannot be below about twice that.
 # Usage: bench/run_proxy.sh [build dir] [calls per closed run]
 # Knobs: REPEAT=3, CONNECTIONS=64, RATE=1000, OPEN_SECONDS=10, SYNCHRONOUS=full,
 #   DB_DIR=<dir for the SQLite file; default a temporary directory under /tmp>
@@ -51,6 +53,7 @@ sink_port=$(cat "$work/sink.port")
 sink() { curl -sS --max-time 5 "$@"; }
 sink_reset() { sink -X POST "http://127.0.0.1:$sink_port/control/reset" >/dev/null; }
 sink_requests() { sink "http://127.0.0.1:$sink_port/stats" | jq .requests; }
+sink_cpu_s() { sink "http://127.0.0.1:$sink_port/stats" | jq .cpu_s; }
 
 cat >"$work/hookd.toml" <<TOML
 [database]
@@ -81,6 +84,16 @@ thread_cpu_json() {
     END { printf "%s\"total\":%.0f\n", sep, total }' | sed 's/^/{/; s/$/}/'
 }
 
+# fsync_us: the mean time of one synchronous 4 KiB write (O_DSYNC, 200 of them) in the
+# database's directory, i.e. what one durable commit costs at least on this disk right now.
+fsync_us() {
+  local seconds
+  seconds=$(LC_ALL=C dd if=/dev/zero of="$db_dir/fsync-probe-$$" bs=4k count=200 oflag=dsync 2>&1 |
+    awk '/copied/ {for (i = 1; i < NF; i++) if ($(i + 1) == "s,") print $i}')
+  rm -f "$db_dir/fsync-probe-$$"
+  awk -v s="$seconds" 'BEGIN {printf "%d\n", s / 200 * 1e6}'
+}
+
 loadgen() { # URL OUT ARGS...
   local url=$1 out=$2
   shift 2
@@ -92,12 +105,17 @@ loadgen() { # URL OUT ARGS...
 run_pair() {
   local run=$1 kind=$2
   shift 2
-  local direct="$work/$kind.direct.$run.json" proxied="$work/$kind.proxy.$run.json"
+  local direct="$work/$kind.direct.$run.json" proxied="$work/$kind.proxy.$run.json" fsync
+  fsync=$(fsync_us)
   sink_reset
+  local sink0
+  sink0=$(sink_cpu_s)
   loadgen "http://127.0.0.1:$sink_port/deliver" "$direct" "$@"
-  record "${kind}_direct" "$run" "$(jq -c --argjson seen "$(sink_requests)" '{calls_per_s: .ok_per_s,
-      ok, errors, statuses, upstream_saw: $seen, p50_us: .latency.p50_us, p99_us: .latency.p99_us,
-      p999_us: .latency.p999_us, behind_schedule}' "$direct")"
+  record "${kind}_direct" "$run" "$(jq -c --argjson seen "$(sink_requests)" \
+    --argjson sink_cpu "$(jq -n --argjson a "$sink0" --argjson b "$(sink_cpu_s)" '$b - $a')" '{
+      calls_per_s: .ok_per_s, ok, errors, statuses, upstream_saw: $seen, p50_us: .latency.p50_us,
+      p99_us: .latency.p99_us, p999_us: .latency.p999_us, behind_schedule,
+      sink_cpu_us_per_call: ($sink_cpu / .ok * 1e6 | round)}' "$direct")"
   sink_reset
   local before="$work/ticks.before" after="$work/ticks.after"
   thread_ticks "$hookd_pid" >"$before"
@@ -106,14 +124,14 @@ run_pair() {
   local ok cpu
   ok=$(jq .ok "$proxied")
   cpu=$(thread_cpu_json "$before" "$after" "$((ok > 0 ? ok : 1))")
-  record "${kind}_proxy" "$run" "$(jq -c --argjson seen "$(sink_requests)" --argjson cpu "$cpu" \
+  record "${kind}_proxy" "$run" "$(jq -c --argjson seen "$(sink_requests)" --argjson cpu "$cpu" --argjson fsync "$fsync" \
     --slurpfile d "$direct" '{calls_per_s: .ok_per_s, ok, errors, statuses, upstream_saw: $seen,
       exactly_once: ($seen == .ok and .ok == .sent), p50_us: .latency.p50_us,
       p99_us: .latency.p99_us, p999_us: .latency.p999_us, behind_schedule,
       ratio_to_direct: (if .mode == "closed" then (.ok_per_s / $d[0].ok_per_s * 1000 | round / 1000) else null end),
       added_p50_us: (if .mode == "open" then ((.latency.p50_us - $d[0].latency.p50_us) * 10 | round / 10) else null end),
       added_p99_us: (if .mode == "open" then ((.latency.p99_us - $d[0].latency.p99_us) * 10 | round / 10) else null end),
-      hookd_cpu_us_per_call: $cpu, load: "'"$(cut -d' ' -f1 /proc/loadavg)"'"}' "$proxied")"
+      hookd_cpu_us_per_call: $cpu, fsync_us_before: $fsync, load: "'"$(cut -d' ' -f1 /proc/loadavg)"'"}' "$proxied")"
 }
 
 for run in $(seq "$repeat"); do
@@ -134,6 +152,7 @@ jq -r '[.scenario, (.run | tostring), (.calls_per_s | tostring), (.ratio_to_dire
     ((.p50_us / 1000 * 100 | round / 100 | tostring) + " / " + (.p99_us / 1000 * 100 | round / 100 | tostring)),
     (if .added_p50_us then ((.added_p50_us / 1000 * 100 | round / 100 | tostring) + " / " +
       (.added_p99_us / 1000 * 100 | round / 100 | tostring)) else "-" end),
-    (.exactly_once // "-" | tostring), (.hookd_cpu_us_per_call.total // "-" | tostring)] | @tsv' "$results" |
-  (printf 'scenario\trun\tcalls/s\t÷direct\tp50/p99 ms\tadded p50/p99 ms\texactly once\thookd CPU µs/call\n'; cat) |
+    (.exactly_once // "-" | tostring), (.hookd_cpu_us_per_call.total // "-" | tostring),
+    (.fsync_us_before // "-" | tostring)] | @tsv' "$results" |
+  (printf 'scenario\trun\tcalls/s\t÷direct\tp50/p99 ms\tadded p50/p99 ms\texactly once\thookd CPU µs/call\tfsync µs\n'; cat) |
   column -t -s $'\t' >&2
