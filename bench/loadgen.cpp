@@ -1,7 +1,9 @@
 // hookd_bench_loadgen: the sending end of the end-to-end benchmark (docs/benchmarks.md).
 // Sends one request template over N keep-alive connections, closed loop (max rate) or open
 // loop (--rate), for at most --duration seconds and --max-requests requests, and prints a
-// JSON summary: counts, status codes, rate and acknowledgement latency percentiles.
+// JSON summary: counts, status codes, rate and acknowledgement latency percentiles. Only
+// loopback targets are accepted. --idempotency-key gives every request a key of its own (the
+// idempotency gateway's benchmark, bench/run_proxy.sh, and keyed publishes).
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
@@ -44,6 +46,11 @@ std::string default_body(std::size_t size, const std::string& event_type) {
   // Rendered, {{now_ns}} is 19 digits and {{seq}} about 6.
   const std::size_t fixed = head.size() - 10 + 19 - 7 + 6 + tail.size();
   return head + std::string(size > fixed ? size - fixed : 0, 'x') + tail;
+}
+
+// Benchmark traffic stays on this machine: the target must be a loopback address.
+bool is_loopback_host(const std::string& host) {
+  return host.starts_with("127.") || host == "localhost" || host == "::1" || host == "[::1]";
 }
 
 bool parse_url(const std::string& url, LoadOptions& load) {
@@ -93,6 +100,10 @@ int run(const Options& options) {
   LoadOptions load;
   if (!parse_url(options.url, load)) {
     std::cerr << "loadgen: --url must look like http://host:port/path\n";
+    return 2;
+  }
+  if (!is_loopback_host(load.host)) {
+    std::cerr << "loadgen: --url must name a loopback host (127.x.x.x, localhost, [::1])\n";
     return 2;
   }
   load.method = options.method;

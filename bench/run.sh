@@ -12,6 +12,9 @@
 #   SCENARIOS="hookd_1_endpoint hookd_1_endpoint_keyed hookd_10_endpoints hookd_1000_per_s
 #              hookd_backlog"  which hookd scenarios to run (default: all)
 #   CONNECTIONS=32        load generator connections in the max-rate runs
+#   SKIP_PROXY=1          skip the idempotency gateway part (bench/run_proxy.sh, run last
+#                         with REPEAT=${PROXY_REPEAT:-1}, ${PROXY_CALLS:-20000} calls,
+#                         CONNECTIONS=${PROXY_CONNECTIONS:-64})
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -110,3 +113,8 @@ jq -r --argjson ceiling "$ceiling" '
    r(.cpu_s_per_1k), r(.peak_rss_mib)] | @tsv' "$work/results.jsonl" |
   (printf 'scenario\tpublished/s\tdelivered/s\tpub÷ceil\tdel÷ceil\tack p50/p99 ms\tpub→deliv p50/p99 ms\tCPU s/1k msg\tpeak RSS MiB\n'; cat) |
   column -t -s $'\t'
+
+if [[ "${SKIP_PROXY:-0}" != 1 ]] && "$build/hookd" serve --help >/dev/null 2>&1; then
+  echo "== idempotency gateway: keyed calls through [[proxy]] → sink (bench/run_proxy.sh) =="
+  REPEAT=${PROXY_REPEAT:-1} CONNECTIONS=${PROXY_CONNECTIONS:-64} bash bench/run_proxy.sh "$build" "${PROXY_CALLS:-20000}"
+fi

@@ -1,7 +1,8 @@
 // hookd_bench_sink: the receiving end of the end-to-end benchmark (docs/benchmarks.md).
 // A fast HTTP/1.1 server on loopback that answers every request with a configured status
-// (503 while "down"), counts requests, deduplicates deliveries by (path, `webhook-id`) and,
-// when the body carries `"sentAtNs":<unix ns>`, records publish→delivered latency.
+// (503 while "down"; --response-bytes gives the answer a JSON body), counts requests,
+// deduplicates deliveries by (path, `webhook-id`) and, when the body carries
+// `"sentAtNs":<unix ns>`, records publish→delivered latency.
 //
 // Control: GET /stats → JSON summary; POST /control/down, /control/up, /control/reset;
 // SIGUSR1 = down, SIGUSR2 = up; SIGTERM/SIGINT (or --timeout) print the summary and exit.
@@ -122,7 +123,17 @@ net::HttpResponse text_response(int status, std::string body, std::string type) 
   return response;
 }
 
-void handle(SinkState& state, net::HttpRequest request, net::Responder respond) {
+// A JSON answer body of about `size` bytes ({"ok":true,"pad":"xx…"}), or none for 0.
+std::string answer_body(std::size_t size) {
+  if (size == 0) return {};
+  const std::string head = R"({"ok":true,"pad":")", tail = R"("})";
+  return head +
+         std::string(size > head.size() + tail.size() ? size - head.size() - tail.size() : 0, 'x') +
+         tail;
+}
+
+void handle(SinkState& state, const std::string& answer, net::HttpRequest request,
+            net::Responder respond) {
   const std::string_view path = request.path();
   if (path.starts_with("/control/") || path == "/stats") {
     if (path == "/control/down") state.set_down(true);
@@ -131,7 +142,7 @@ void handle(SinkState& state, net::HttpRequest request, net::Responder respond) 
     respond(text_response(200, state.stats().dump() + "\n", "application/json"));
     return;
   }
-  respond(text_response(state.on_request(request), {}, {}));
+  respond(text_response(state.on_request(request), answer, "application/json"));
 }
 
 struct Options {
@@ -140,6 +151,7 @@ struct Options {
   std::string port_file;
   std::string stats_file;
   int status = 200;
+  std::size_t response_bytes = 0;
   int threads = 1;
   bool start_down = false;
   int timeout_s = 900;
@@ -159,8 +171,9 @@ int run(const Options& options) {
   server_options.port = options.port;
   server_options.io_threads = options.threads;
   server_options.max_connections = 4096;
-  net::HttpServer server(server_options, [&state](net::HttpRequest request, net::Responder r) {
-    handle(state, std::move(request), std::move(r));
+  const std::string answer = answer_body(options.response_bytes);
+  net::HttpServer server(server_options, [&](net::HttpRequest request, net::Responder r) {
+    handle(state, answer, std::move(request), std::move(r));
   });
   if (auto started = server.start(); !started) {
     std::cerr << "sink: " << started.error().message << "\n";
@@ -203,6 +216,9 @@ int main(int argc, char** argv) {
   app.add_option("--stats-file", options.stats_file, "write the JSON summary here on exit");
   app.add_option("--status", options.status, "status answered while up")
       ->check(CLI::Range(100, 599));
+  app.add_option("--response-bytes", options.response_bytes,
+                 "JSON answer body of about this size (0 = empty)")
+      ->check(CLI::Range(0, 1 << 20));
   app.add_option("--threads", options.threads, "io threads")->check(CLI::Range(1, 64));
   app.add_flag("--down", options.start_down, "start down (answer 503 until /control/up)");
   app.add_option("--timeout", options.timeout_s, "exit after this many seconds")
