@@ -180,8 +180,38 @@ std::string status_url_for(std::string_view status_url, std::string_view key) {
   return out;
 }
 
+namespace {
+
+// The `error` member Stripe's clients read (stripe-node decides success by its presence, not
+// by the status: without it a final 409 would resolve as if it were the created object).
+std::string_view stripe_error_type(std::string_view type) {
+  if (type == problem::kMismatch || type == problem::kInProgress || type == problem::kUnknown ||
+      type == problem::kNotReplayable) {
+    return "idempotency_error";
+  }
+  if (type == problem::kKeyMissing || type == problem::kKeyInvalid || type == problem::kNoProxy) {
+    return "invalid_request_error";
+  }
+  return "api_error";
+}
+
+}  // namespace
+
 net::HttpResponse gateway_problem(int status, std::string_view type, std::string_view detail) {
-  return net::problem_response(status, detail, type);
+  net::HttpResponse response = net::problem_response(status, detail, type);
+  // problem_response's body is one JSON object: add {"error": {"type", "message"}} inside it.
+  response.body.pop_back();
+  response.body += ",\"error\":{\"type\":\"";
+  response.body += stripe_error_type(type);
+  response.body += "\",\"message\":\"";
+  response.body += net::json_escape(detail);
+  response.body += "\"}}";
+  // Stripe's retry hint, which its clients obey: retry while in progress or when nothing was
+  // sent; never for an outcome that may have happened or a request that cannot succeed.
+  const bool retry = type == problem::kInProgress || type == problem::kUnreachable ||
+                     type == problem::kUnavailable;
+  response.headers.set("Stripe-Should-Retry", retry ? "true" : "false");
+  return response;
 }
 
 }  // namespace hookd::proxy

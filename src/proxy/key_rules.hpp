@@ -70,7 +70,9 @@ std::string upstream_url(std::string_view upstream, std::string_view rest);
 // status_url with "{key}" replaced by the percent-encoded key.
 std::string status_url_for(std::string_view status_url, std::string_view key);
 
-// An application/problem+json answer of the gateway.
+// An application/problem+json answer of the gateway. It also carries Stripe's error shape
+// (`error: {type, message}`) and `Stripe-Should-Retry`, so Stripe's client libraries used
+// through the gateway see an error (not a resolved object) and retry only what may be retried.
 net::HttpResponse gateway_problem(int status, std::string_view type, std::string_view detail);
 
 }  // namespace hookd::proxy

@@ -4,7 +4,7 @@
 // first answer comes after the client's timeout. Through hookd: one customer, the retries
 // answered by hookd (409 while the first call is out, then the replay). Straight at the fake
 // API (the control): the same client creates duplicates, so the scenario does provoke them.
-// A todo: when stripe-node runs out of retries on hookd's 409, the app should see an error.
+// And when stripe-node runs out of retries on hookd's 409, the app sees an error.
 // Run by ctest (label interop) with HOOKD_BINARY set to build/hookd.
 import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test, after } from 'node:test';
@@ -169,14 +169,11 @@ test('control: the same client straight at the fake API creates duplicates', asy
   assert.equal(new Set(api.calls.map((c) => c.headers['idempotency-key'])).size, 1);
 });
 
-// stripe-node tells an error from a success by the body's `error` member, not the status:
-// hookd's problem documents (application/problem+json: type, title, status, detail) have
-// none, so when its retries run out on a 409 (or a 5xx) stripe-node resolves with the
-// problem document as if it were the customer. Real Stripe answers such a 409 with
-// {"error": {"type": "idempotency_error", ...}}.
-test("stripe-node out of retries on hookd's 409: the app sees an error", {
-  todo: 'hookd problem documents have no `error` member: stripe-node resolves with the problem as the customer',
-}, async (t) => {
+// stripe-node tells an error from a success by the body's `error` member, not the status: the
+// gateway's problem documents carry Stripe's {"error": {"type": "idempotency_error", ...}}
+// beside type/title/status/detail, so when its retries run out on a 409 the app gets a
+// StripeError, not the problem document as if it were the customer.
+test("stripe-node out of retries on hookd's 409: the app sees an error", async (t) => {
   const attempts = [];
   const stripe = stripeClient(port, '/proxy/stripe-slow', agent, attempts, 1);
   const outcome = await stripe.customers.create({ email: 'slow@example.com' }).then(
@@ -186,4 +183,5 @@ test("stripe-node out of retries on hookd's 409: the app sees an error", {
   assert.deepEqual(attempts.map((a) => a.error ?? a.status), ['ETIMEDOUT', 409]);
   assert.ok(outcome.rejected, 'stripe-node resolved with the 409 problem document');
   assert.equal(outcome.rejected.statusCode, 409);
+  assert.equal(outcome.rejected.rawType, 'idempotency_error'); // a 409 is a StripeAPIError by class
 });

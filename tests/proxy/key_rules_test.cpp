@@ -100,5 +100,25 @@ TEST(StatusUrlFor, PercentEncodesTheKeyEverywhere) {
   EXPECT_EQ(status_url_for("http://h/none", "x"), "http://h/none");
 }
 
+TEST(GatewayProblem, IsProblemJsonWithStripesErrorShapeAndRetryHint) {
+  auto r = gateway_problem(409, problem::kInProgress, "still \"running\"");
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(r.headers.get("Content-Type").value_or(""), "application/problem+json");
+  EXPECT_NE(r.body.find(R"("type":"https://hookd.dev/problems/request-in-progress")"),
+            std::string::npos);
+  EXPECT_NE(r.body.find(R"("status":409)"), std::string::npos);
+  EXPECT_NE(r.body.find(R"("error":{"type":"idempotency_error","message":"still \"running\""})"),
+            std::string::npos)
+      << r.body;
+  EXPECT_EQ(r.body.back(), '}');
+  EXPECT_EQ(r.headers.get("Stripe-Should-Retry").value_or(""), "true");
+  EXPECT_EQ(gateway_problem(409, problem::kUnknown, "x").headers.get("Stripe-Should-Retry"),
+            "false");
+  EXPECT_EQ(gateway_problem(422, problem::kMismatch, "x").headers.get("Stripe-Should-Retry"),
+            "false");
+  EXPECT_NE(gateway_problem(400, problem::kKeyMissing, "x").body.find("invalid_request_error"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace hookd::proxy
