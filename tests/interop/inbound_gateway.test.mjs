@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readyHookdPort, waitFor } from './hookd_daemon.mjs';
 
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
@@ -73,20 +74,8 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function waitFor(check, what, ms = 20000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-const port = await waitFor(() => existsSync(portFile) && Number(readFileSync(portFile, 'utf8')),
-  'the port file');
+const port = await readyHookdPort(portFile);
 const base = `http://127.0.0.1:${port}`;
-await waitFor(async () => (await fetch(`${base}/readyz`).catch(() => ({ ok: false }))).ok, 'ready');
 
 const post = (name, body, headers) => fetch(`${base}/in/${name}`, { method: 'POST', body, headers });
 const forwardOf = (path, eventId) => waitFor(() => received.find(

@@ -11,10 +11,11 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, Agent } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readyHookdPort } from './hookd_daemon.mjs';
 
 import Stripe from 'stripe';
 
@@ -108,20 +109,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function waitFor(check, what, ms = 20000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-const port = await waitFor(() => existsSync(portFile) && Number(readFileSync(portFile, 'utf8')),
-  'the port file');
-await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => ({ ok: false }))).ok,
-  'ready');
+const port = await readyHookdPort(portFile);
 
 test('stripe customers.create through hookd: the first try times out, one customer is created', async (t) => {
   const attempts = [];

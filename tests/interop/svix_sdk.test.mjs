@@ -7,10 +7,11 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readyHookdPort, waitFor } from './hookd_daemon.mjs';
 
 import { Svix, Webhook } from 'svix';
 
@@ -48,18 +49,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function waitFor(check, what, ms = 20000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-const port = await waitFor(() => existsSync(portFile) && Number(readFileSync(portFile, 'utf8')),
-  'the port file');
+const port = await readyHookdPort(portFile);
 const serverUrl = `http://127.0.0.1:${port}`;
 
 test('A37: the Svix SDK creates an app, an endpoint and a message, and reads the attempts',
