@@ -214,6 +214,7 @@ net::HttpServerOptions server_options(const config::ServerConfig& server,
   options.io_threads = io_threads(server.io_threads);
   options.max_header_bytes = server.max_header_bytes;
   options.max_body_bytes = server.max_body_bytes;
+  options.spool_max_body_bytes = server.max_proxy_body_bytes;  // under spool_prefix
   options.max_target_bytes = server.max_url_bytes;
   options.max_connections = static_cast<std::size_t>(server.max_connections);
   options.request_read_timeout = server.read_timeout;

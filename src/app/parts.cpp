@@ -11,6 +11,7 @@
 #include "core/address_policy.hpp"
 #include "net/http_client_guard.hpp"
 #include "ops/masking.hpp"
+#include "proxy/key_rules.hpp"
 
 namespace hookd::app {
 namespace {
@@ -152,9 +153,10 @@ void App::Parts::build_server() {
     proxy->handle(std::move(request), std::move(respond));
   };
   router = std::make_unique<Router>(std::move(routes));
+  auto http_options = server_options(config.server, listen);
+  if (!config.proxies.empty()) http_options.spool_prefix = std::string(proxy::kProxyPrefix);
   server = std::make_unique<net::HttpServer>(
-      server_options(config.server, listen),
-      [this](net::HttpRequest request, net::Responder responder) {
+      std::move(http_options), [this](net::HttpRequest request, net::Responder responder) {
         router->handle(std::move(request), Respond(std::move(responder)));
       });
 }

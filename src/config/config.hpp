@@ -27,6 +27,9 @@ struct ServerConfig {
   std::uint64_t max_body_bytes = 1 * kMiB;     // larger -> 413
   std::uint64_t max_url_bytes = 8 * kKiB;      // request target; larger -> 414
   int max_json_depth = 64;                     // nesting of JSON bodies hookd parses; deeper -> 400
+  // Request bodies under /proxy/ (when a [[proxy]] exists), instead of max_body_bytes:
+  // beyond 64 KiB spooled to a temporary file, not held in memory; larger -> 413.
+  std::uint64_t max_proxy_body_bytes = 64 * kMiB;
   Duration read_timeout = std::chrono::seconds(30);  // whole request, against slow clients
   Duration idle_timeout = std::chrono::seconds(60);  // keep-alive between requests
   int max_connections = 1024;

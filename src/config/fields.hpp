@@ -21,6 +21,7 @@ void visit_server(V& v, ServerConfig& s) {
   v.field("io_threads", s.io_threads);
   v.bytes("max_header_bytes", s.max_header_bytes);
   v.bytes("max_body_bytes", s.max_body_bytes);
+  v.bytes("max_proxy_body_bytes", s.max_proxy_body_bytes);
   v.bytes("max_url_bytes", s.max_url_bytes);
   v.field("max_json_depth", s.max_json_depth);
   v.field("read_timeout", s.read_timeout);

@@ -21,6 +21,7 @@ void check_server(Checker& c, const ServerConfig& s) {
   c.range("server.io_threads", s.io_threads, 0, 256);
   c.size_range("server.max_header_bytes", s.max_header_bytes, kKiB, kMiB);
   c.size_range("server.max_body_bytes", s.max_body_bytes, kKiB, kGiB);
+  c.size_range("server.max_proxy_body_bytes", s.max_proxy_body_bytes, kKiB, 16 * kGiB);
   c.size_range("server.max_url_bytes", s.max_url_bytes, 256, s.max_header_bytes);
   c.range("server.max_json_depth", s.max_json_depth, 1, 1000);
   c.range("server.read_timeout", s.read_timeout, seconds(1), hours(1));

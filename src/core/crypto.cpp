@@ -45,6 +45,35 @@ std::string sha256_hex(std::string_view data) {
   return hex_encode(ByteView(digest.data(), digest.size()));
 }
 
+Sha256Stream::Sha256Stream() : ctx_(EVP_MD_CTX_new()) {
+  require(ctx_ != nullptr && EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) == 1,
+          "EVP_DigestInit_ex(SHA-256)");
+}
+
+Sha256Stream::Sha256Stream(Sha256Stream&& other) noexcept
+    : ctx_(std::exchange(other.ctx_, nullptr)) {}
+
+Sha256Stream& Sha256Stream::operator=(Sha256Stream&& other) noexcept {
+  std::swap(ctx_, other.ctx_);
+  return *this;
+}
+
+Sha256Stream::~Sha256Stream() { EVP_MD_CTX_free(ctx_); }
+
+Sha256Stream& Sha256Stream::update(std::string_view data) {
+  require(ctx_ != nullptr && EVP_DigestUpdate(ctx_, data.data(), data.size()) == 1,
+          "EVP_DigestUpdate(SHA-256)");
+  return *this;
+}
+
+std::string Sha256Stream::finish_hex() {
+  Sha256 out{};
+  unsigned int size = 0;
+  require(ctx_ != nullptr && EVP_DigestFinal_ex(ctx_, out.data(), &size) == 1,
+          "EVP_DigestFinal_ex(SHA-256)");
+  return hex_encode(ByteView(out.data(), out.size()));
+}
+
 bool equal_constant_time(ByteView a, ByteView b) {
   if (a.size() != b.size()) return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;

@@ -19,6 +19,7 @@
 // OpenSSL types, declared here to keep <openssl/*.h> out of the header.
 struct evp_mac_ctx_st;
 struct evp_pkey_st;
+struct evp_md_ctx_st;
 
 namespace hookd::crypto {
 
@@ -35,6 +36,23 @@ using Sha256 = std::array<std::uint8_t, 32>;
 // SHA-256 of `data` (fingerprints, token hashes, tenant scopes).
 Sha256 sha256(std::string_view data);
 std::string sha256_hex(std::string_view data);  // lowercase hex
+
+// SHA-256 over data fed in parts (spooled bodies); finish_hex() once, equal to sha256_hex()
+// of the concatenation. One object per computation, not shared between threads.
+class Sha256Stream {
+ public:
+  Sha256Stream();
+  Sha256Stream(Sha256Stream&& other) noexcept;
+  Sha256Stream& operator=(Sha256Stream&& other) noexcept;
+  Sha256Stream(const Sha256Stream&) = delete;
+  Sha256Stream& operator=(const Sha256Stream&) = delete;
+  ~Sha256Stream();
+  Sha256Stream& update(std::string_view data);
+  std::string finish_hex();
+
+ private:
+  evp_md_ctx_st* ctx_;
+};
 
 // Compares in time that depends only on the lengths (equal lengths: on neither content).
 bool equal_constant_time(ByteView a, ByteView b);

@@ -46,6 +46,9 @@ struct HttpClientOptions {
   // timeouts (Node: 5 s) so we rarely send on a connection the server is closing.
   std::chrono::seconds max_idle_age{4};
   std::string user_agent = "hookd/0.1";
+  // Where spooled response bodies go (OutboundRequest::spool_response_above); "" = $TMPDIR
+  // or /tmp.
+  std::string spool_dir{};
   AddressGuard address_guard;                // empty = every address allowed
   const char* thread_name = "hookd-client";  // of the transfer thread (15 characters at most)
   int nice = 0;  // the transfer thread's nice level (see lower_this_thread_priority)

@@ -54,6 +54,7 @@ TransportError classify(CURLcode code, const WireFacts& facts) {
       return TransportError::kReset;
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
+    case CURLE_SEND_FAIL_REWIND:  // libcurl wanted to resend a streamed body: refused
       return TransportError::kConnectionClosed;
     case CURLE_WEIRD_SERVER_REPLY:
     case CURLE_BAD_CONTENT_ENCODING:
@@ -75,6 +76,11 @@ AttemptResult Transfer::build_result(CURLcode code) {
   result.status = static_cast<int>(status);
   result.headers = std::move(headers_);
   result.body = std::move(body_);
+  if (spool_ && spool_->in_file()) {
+    result.body_file = spool_->finish_file();
+  } else if (spool_) {
+    result.body = spool_->take_memory();
+  }
   result.truncated = body_bytes_seen_ > body_limit_;
 
   // Cut on purpose after the drain limit: the status and headers are complete.
@@ -84,7 +90,11 @@ AttemptResult Transfer::build_result(CURLcode code) {
                   .resend_refused = resend_refused_,
                   .all_addresses_refused = sockets_opened_ == 0 && addresses_refused_ > 0};
   result.error = classify(code, facts);
-  if (result.error == TransportError::kSsrfRefused) {
+  if (!spool_error_.empty()) {
+    result.body_file = nullptr;
+    result.error = TransportError::kOther;
+    result.error_detail = "the response body could not be spooled: " + spool_error_;
+  } else if (result.error == TransportError::kSsrfRefused) {
     result.error_detail = guard_reason_;
   } else if (resend_refused_) {
     result.error_detail = "connection closed before any response (libcurl's resend refused)";

@@ -60,6 +60,9 @@ Transfer::Transfer(OutboundRequest request, HttpClient::Done done, const HttpCli
       body_limit_(options.body_limit),
       drain_limit_(options.drain_limit),
       total_timeout_(request_.total_timeout.value_or(options.total_timeout)) {
+  if (request_.spool_response_above) {
+    spool_.emplace(options.spool_dir, *request_.spool_response_above);
+  }
   easy_ = curl_easy_init();
   if (easy_ == nullptr) {
     invalid_reason_ = "curl_easy_init failed";
@@ -117,12 +120,13 @@ bool Transfer::configure_method() {
     invalid_reason_ = "invalid HTTP method";
     return false;
   }
-  if (method == "GET" && request_.body.empty()) {
+  const bool has_body = !request_.body.empty() || request_.body_file != nullptr;
+  if (method == "GET" && !has_body) {
     curl_easy_setopt(easy_, CURLOPT_HTTPGET, 1L);
     return true;
   }
   if (method == "HEAD") {
-    if (!request_.body.empty()) {
+    if (has_body) {
       invalid_reason_ = "HEAD with a body";
       return false;
     }
@@ -130,8 +134,17 @@ bool Transfer::configure_method() {
     return true;
   }
   if (method != "POST") curl_easy_setopt(easy_, CURLOPT_CUSTOMREQUEST, method.c_str());
-  bool sends_body =
-      !request_.body.empty() || method == "POST" || method == "PUT" || method == "PATCH";
+  if (request_.body_file) {
+    // Streamed from the file with a known length (no chunked encoding). A resend would need
+    // a rewind, which is refused (no seek callback) like every other resend.
+    curl_easy_setopt(easy_, CURLOPT_POST, 1L);
+    curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(request_.body_file->size()));
+    curl_easy_setopt(easy_, CURLOPT_READFUNCTION, &Transfer::on_upload);
+    curl_easy_setopt(easy_, CURLOPT_READDATA, static_cast<void*>(this));
+    return true;
+  }
+  bool sends_body = has_body || method == "POST" || method == "PUT" || method == "PATCH";
   if (sends_body) {
     // Exact bytes, no copy: request_ lives as long as the easy handle.
     curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE,
@@ -209,11 +222,31 @@ size_t Transfer::on_header(char* data, size_t size, size_t count, void* self_ptr
   return size * count;
 }
 
+size_t Transfer::on_upload(char* buffer, size_t size, size_t count, void* self_ptr) {
+  auto* self = static_cast<Transfer*>(self_ptr);
+  auto read = self->request_.body_file->read_at(self->upload_offset_, buffer, size * count);
+  if (!read) return CURL_READFUNC_ABORT;
+  self->upload_offset_ += *read;
+  return *read;
+}
+
+bool Transfer::keep_body(std::string_view part) {
+  if (!spool_) {
+    body_.append(part);
+    return true;
+  }
+  auto appended = spool_->append(part);
+  if (!appended) spool_error_ = appended.error().message;
+  return appended.has_value();
+}
+
 size_t Transfer::on_body(char* data, size_t size, size_t count, void* self_ptr) {
   auto* self = static_cast<Transfer*>(self_ptr);
   size_t length = size * count;
-  if (self->body_.size() < self->body_limit_) {
-    self->body_.append(data, std::min(length, self->body_limit_ - self->body_.size()));
+  const std::size_t kept = std::min(self->body_bytes_seen_, self->body_limit_);
+  if (kept < self->body_limit_ &&
+      !self->keep_body({data, std::min(length, self->body_limit_ - kept)})) {
+    return 0;  // the spool failed: the attempt ends as an error
   }
   self->body_bytes_seen_ += length;
   if (self->body_bytes_seen_ > self->body_limit_ + self->drain_limit_) {

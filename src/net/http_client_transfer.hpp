@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "net/body_spool.hpp"
 #include "net/http_client.hpp"
 
 namespace hookd::net {
@@ -54,6 +55,8 @@ class Transfer {
                             int local_port);
   static size_t on_header(char* data, size_t size, size_t count, void* self);
   static size_t on_body(char* data, size_t size, size_t count, void* self);
+  static size_t on_upload(char* buffer, size_t size, size_t count, void* self);
+  bool keep_body(std::string_view part);
 
   void configure(const HttpClientOptions& options);
   bool configure_method();
@@ -80,6 +83,9 @@ class Transfer {
   std::string guard_reason_;
   HeaderList headers_;
   std::string body_;
+  std::optional<BodySpool> spool_;  // instead of body_ when the request asked for spooling
+  std::string spool_error_;
+  std::uint64_t upload_offset_ = 0;  // of body_file
   std::size_t body_bytes_seen_ = 0;
   bool drain_exceeded_ = false;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();

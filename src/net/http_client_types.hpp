@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,13 +20,21 @@ namespace hookd::net {
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
-// One request to send. Exactly `body` is sent (no re-encoding); timeouts left empty take the
-// client's defaults (HttpClientOptions).
+class SpooledBody;  // body_spool.hpp
+
+// One request to send. Exactly `body` is sent (no re-encoding), or, when `body_file` is set,
+// that file's content, streamed; timeouts left empty take the client's defaults
+// (HttpClientOptions).
 struct OutboundRequest {
   std::string method = "POST";
   std::string url;
   HeaderList headers;
   std::string body;
+  std::shared_ptr<const SpooledBody> body_file{};  // instead of `body` (then empty)
+  // When set, a response body longer than this many bytes is spooled to a temporary file
+  // (HttpClientOptions::spool_dir) and comes back as AttemptResult::body_file; body_limit
+  // still bounds it.
+  std::optional<std::size_t> spool_response_above{};
   std::optional<std::chrono::milliseconds> connect_timeout;
   std::optional<std::chrono::milliseconds> total_timeout;
 };
@@ -59,7 +68,10 @@ struct AttemptResult {
                              // headers arrived but the rest did not: then the attempt is not ok())
   HeaderList headers;        // response headers of the final response, in wire order
   std::string body;          // the first `body_limit` bytes of the response body
-  bool truncated = false;    // the body was longer than the limit
+  // Instead of `body` (then empty) when the request asked for spooling and the body was
+  // longer than its threshold: the kept bytes, their size and SHA-256.
+  std::shared_ptr<const SpooledBody> body_file{};
+  bool truncated = false;                 // the body was longer than the limit
   std::chrono::microseconds duration{0};  // from send() until done
   bool request_sent = false;  // the request started going on the wire (a connection existed)
 

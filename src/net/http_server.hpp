@@ -44,6 +44,14 @@ struct HttpServerOptions {
   // Writing a response to a client that does not read → close.
   std::chrono::milliseconds write_timeout{10'000};
   int listen_backlog = 1024;
+  // Requests whose target starts with `spool_prefix` ("" = none; hookd uses "/proxy/") may
+  // have bodies up to `spool_max_body_bytes` instead of max_body_bytes; bytes beyond
+  // `spool_memory_bytes` go to an unlinked temporary file in `spool_dir` ("" = $TMPDIR or
+  // /tmp) and arrive as HttpRequest::spooled. Other requests are unaffected.
+  std::string spool_prefix{};
+  std::size_t spool_max_body_bytes = 64 * 1024 * 1024;  // above → 413
+  std::size_t spool_memory_bytes = 64 * 1024;
+  std::string spool_dir{};
 };
 
 namespace detail {

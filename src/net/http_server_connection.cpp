@@ -6,6 +6,7 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
+#include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/write.hpp>
 #include <exception>
 #include <iterator>
@@ -30,7 +31,7 @@ bool is_parse_error(const boost::system::error_code& ec) {
          ec != http::error::end_of_stream && ec != http::error::partial_message;
 }
 
-bool expects_continue(const http::request<http::string_body>& message) {
+bool expects_continue(const http::request_header<>& message) {
   auto expect = message[http::field::expect];
   return iequals(std::string_view(expect.data(), expect.size()), "100-continue");
 }
@@ -80,8 +81,13 @@ void HttpConnection::read_header(bool restart_deadline) {
   phase_ = Phase::kReading;
   const auto& options = server_.options();
   parser_.emplace();
+  spool_parser_.reset();
   parser_->header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
-  parser_->body_limit(options.max_body_bytes);
+  // The route's limit is set once the target is known (on_header); until then the larger.
+  body_limit_ = options.spool_prefix.empty()
+                    ? options.max_body_bytes
+                    : std::max(options.max_body_bytes, options.spool_max_body_bytes);
+  parser_->body_limit(body_limit_);
   parser_->eager(false);
   header_scan_from_ = 0;
   // One deadline covers header and body together.
@@ -133,14 +139,25 @@ void HttpConnection::on_header() {
     return reject_request(
         414, "request target exceeds " + std::to_string(options.max_target_bytes) + " bytes");
   }
+  const bool spooled = spools(message);
+  body_limit_ = spooled ? options.spool_max_body_bytes : options.max_body_bytes;
+  parser_->body_limit(body_limit_);
   auto length = parser_->content_length();
-  if (length && *length > options.max_body_bytes) {
+  if (length && *length > body_limit_) {
     return reject_request(413, "request body of " + std::to_string(*length) +
-                                   " bytes exceeds the limit of " +
-                                   std::to_string(options.max_body_bytes) + " bytes");
+                                   " bytes exceeds the limit of " + std::to_string(body_limit_) +
+                                   " bytes");
   }
   if (parser_->is_done()) return dispatch_request();
-  if (message.version() >= 11 && expects_continue(message)) {
+  if (spooled) {
+    // No body byte was parsed yet (the header was put alone), so the parser can change body.
+    spool_parser_.emplace(std::move(*parser_));
+    parser_.reset();
+    spool_parser_->body_limit(body_limit_);
+    spool_parser_->get().body() = BodySpool(options.spool_dir, options.spool_memory_bytes);
+  }
+  auto& header = spool_parser_ ? spool_parser_->get().base() : parser_->get().base();
+  if (header.version() >= 11 && expects_continue(header)) {
     return http::async_write(
         stream_, continue_,
         [self = shared_from_this()](ErrorCode ec, std::size_t) { self->on_continue_written(ec); });
@@ -154,13 +171,24 @@ void HttpConnection::on_continue_written(ErrorCode ec) {
   read_body();
 }
 
+bool HttpConnection::spools(const http::request<http::string_body>& message) const {
+  const auto& prefix = server_.options().spool_prefix;
+  auto target = message.target();
+  return !prefix.empty() && std::string_view(target.data(), target.size()).starts_with(prefix);
+}
+
 void HttpConnection::read_body() {
-  http::async_read(stream_, buffer_, *parser_,
-                   [self = shared_from_this()](ErrorCode ec, std::size_t) { self->on_body(ec); });
+  auto done = [self = shared_from_this()](ErrorCode ec, std::size_t) { self->on_body(ec); };
+  if (spool_parser_) return http::async_read(stream_, buffer_, *spool_parser_, std::move(done));
+  http::async_read(stream_, buffer_, *parser_, std::move(done));
 }
 
 void HttpConnection::on_body(ErrorCode ec) {
   if (phase_ != Phase::kReading) return;
+  if (ec && spool_parser_ && ec == spool_io_error()) {
+    spool_parser_.reset();  // closes and so deletes the spool file
+    return reject_request(503, "the request body could not be stored for forwarding");
+  }
   if (ec) return fail_request(ec);
   dispatch_request();
 }
@@ -173,8 +201,8 @@ void HttpConnection::fail_request(ErrorCode ec) {
         431, "request header exceeds " + std::to_string(options.max_header_bytes) + " bytes");
   }
   if (ec == http::error::body_limit) {
-    return reject_request(413, "request body exceeds the limit of " +
-                                   std::to_string(options.max_body_bytes) + " bytes");
+    return reject_request(
+        413, "request body exceeds the limit of " + std::to_string(body_limit_) + " bytes");
   }
   if (is_parse_error(ec)) return reject_malformed(ec);
   close();
@@ -191,15 +219,11 @@ void HttpConnection::reject_request(int status, std::string_view detail) {
   write_response(problem_response(status, detail));
 }
 
-void HttpConnection::dispatch_request() {
-  phase_ = Phase::kHandling;
-  stream_.expires_never();
-  auto message = parser_->release();
-  parser_.reset();
+template <class Message>
+HttpRequest HttpConnection::request_of(Message& message) {
   keep_alive_ = message.keep_alive();
   head_request_ = message.method() == http::verb::head;
   version_ = message.version();
-
   HttpRequest request;
   request.method = to_std(message.method_string());
   request.target = to_std(message.target());
@@ -208,9 +232,34 @@ void HttpConnection::dispatch_request() {
   for (const auto& field : message) {
     request.headers.add(to_std(field.name_string()), to_std(field.value()));
   }
-  request.body = std::move(message.body());
   request.remote_address = remote_address_;
   request.remote_port = remote_port_;
+  return request;
+}
+
+void HttpConnection::dispatch_request() {
+  phase_ = Phase::kHandling;
+  stream_.expires_never();
+  if (spool_parser_) {
+    auto message = spool_parser_->release();
+    spool_parser_.reset();
+    HttpRequest request = request_of(message);
+    BodySpool& spool = message.body();
+    if (spool.in_file()) {
+      request.spooled = spool.finish_file();
+    } else {
+      request.body = spool.take_memory();
+    }
+    return hand_to_handler(std::move(request));
+  }
+  auto message = parser_->release();
+  parser_.reset();
+  HttpRequest request = request_of(message);
+  request.body = std::move(message.body());
+  hand_to_handler(std::move(request));
+}
+
+void HttpConnection::hand_to_handler(HttpRequest request) {
   try {
     server_.handler()(std::move(request), Responder(weak_from_this(), server_.life()));
   } catch (const std::exception&) {
@@ -223,21 +272,29 @@ void HttpConnection::respond(HttpResponse response) {
   write_response(std::move(response));
 }
 
-void HttpConnection::write_response(HttpResponse&& response) {
-  phase_ = Phase::kWriting;
-  int status = (response.status < 100 || response.status > 999) ? 500 : response.status;
-  response_ = {};
-  response_.result(static_cast<unsigned>(status));
-  response_.version(version_);
-  for (auto& field : response.headers) {
+template <class Message>
+void HttpConnection::frame_response(Message& message, const HttpResponse& response, int status) {
+  message.result(static_cast<unsigned>(status));
+  message.version(version_);
+  for (const auto& field : response.headers) {
     if (iequals(field.name, "Content-Length") || iequals(field.name, "Transfer-Encoding") ||
         iequals(field.name, "Connection")) {
       continue;  // framing is ours
     }
-    response_.insert(field.name, field.value);
+    message.insert(field.name, field.value);
   }
   if (server_.stopping()) keep_alive_ = false;
-  response_.keep_alive(keep_alive_);
+  message.keep_alive(keep_alive_);
+}
+
+void HttpConnection::write_response(HttpResponse&& response) {
+  phase_ = Phase::kWriting;
+  int status = (response.status < 100 || response.status > 999) ? 500 : response.status;
+  if (response.file_body && !forbids_body(status)) {
+    return write_file_response(std::move(response), status);
+  }
+  response_ = {};
+  frame_response(response_, response, status);
   if (forbids_body(status)) {
     response.body.clear();
   } else {
@@ -249,6 +306,39 @@ void HttpConnection::write_response(HttpResponse&& response) {
   http::async_write(stream_, response_, [self = shared_from_this()](ErrorCode ec, std::size_t) {
     self->on_written(ec);
   });
+}
+
+// A body from a file: written chunk by chunk, the write timeout counting per chunk.
+void HttpConnection::write_file_response(HttpResponse&& response, int status) {
+  file_response_ = {};
+  frame_response(file_response_, response, status);
+  file_response_.content_length(response.file_body->size());
+  if (head_request_) {
+    response_ = {};
+    frame_response(response_, response, status);
+    response_.content_length(response.file_body->size());
+    stream_.expires_after(server_.options().write_timeout);
+    return http::async_write(
+        stream_, response_,  // Content-Length of the file, no body
+        [self = shared_from_this()](ErrorCode ec, std::size_t) { self->on_written(ec); });
+  }
+  file_response_.body() = std::move(response.file_body);
+  file_serializer_.emplace(file_response_);
+  write_file_chunk();
+}
+
+void HttpConnection::write_file_chunk() {
+  stream_.expires_after(server_.options().write_timeout);
+  http::async_write_some(stream_, *file_serializer_,
+                         [self = shared_from_this()](ErrorCode ec, std::size_t) {
+                           if (self->phase_ != Phase::kWriting) return;
+                           if (!ec && !self->file_serializer_->is_done()) {
+                             return self->write_file_chunk();
+                           }
+                           self->file_serializer_.reset();
+                           self->file_response_ = {};  // drops the file
+                           self->on_written(ec);
+                         });
 }
 
 void HttpConnection::on_written(ErrorCode ec) {
@@ -292,6 +382,7 @@ void HttpConnection::close() {
   phase_ = Phase::kClosed;
   auto self = shared_from_this();  // the registry may hold the last reference
   stream_.close();
+  spool_parser_.reset();  // a spool file goes with its descriptor
   server_.on_connection_closed(id_);
 }
 

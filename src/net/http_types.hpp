@@ -2,10 +2,14 @@
 // (API handlers, inbound gateway, idempotency proxy). They carry no I/O.
 // The request body is exactly the bytes received (signature verification runs on them),
 // header values are kept as received (minus the surrounding whitespace HTTP strips).
+// Under the server's spool prefix (the idempotency gateway) a large request body arrives as
+// `spooled` (a temporary file, body_spool.hpp) instead of `body`; a response may likewise
+// carry `file_body`, which the server streams from the file.
 // Thread-safety: plain value types; distinct objects may be used from distinct threads.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +17,8 @@
 #include <vector>
 
 namespace hookd::net {
+
+class SpooledBody;
 
 struct HttpHeader {
   std::string name;
@@ -55,6 +61,8 @@ struct HttpRequest {
   int version = 11;    // 10 or 11
   HttpHeaders headers;
   std::string body;  // the exact bytes received (chunked framing removed)
+  // Set instead of `body` (which is then empty) when the body was spooled to a file.
+  std::shared_ptr<const SpooledBody> spooled;
   std::string remote_address;
   std::uint16_t remote_port = 0;
 
@@ -70,6 +78,8 @@ struct HttpResponse {
   int status = 200;
   HttpHeaders headers;
   std::string body;
+  // When set, the body sent is this file's content (and `body` is ignored).
+  std::shared_ptr<const SpooledBody> file_body;
 };
 
 // An RFC 9457 problem response: application/problem+json with type, title, status, detail.

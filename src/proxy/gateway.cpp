@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/crypto.hpp"
+#include "net/body_spool.hpp"
 #include "proxy/key_rules.hpp"
 
 namespace hookd::proxy {
@@ -44,6 +45,7 @@ net::HttpResponse answer_of(const net::AttemptResult& result) {
   response.status = result.status;
   for (auto& [name, value] : stored_headers(result)) response.headers.add(name, value);
   response.body = result.body;
+  response.file_body = result.body_file;  // a spooled answer is streamed from its file
   return response;
 }
 
@@ -128,6 +130,9 @@ net::OutboundRequest Gateway::upstream_request(const ProxyRoute& route,
     if (!is_hop_by_hop(h.name, request.headers)) out.headers.emplace_back(h.name, h.value);
   }
   out.body = request.body;
+  out.body_file = request.spooled;
+  // Answers that cannot be stored are not kept in memory either.
+  out.spool_response_above = route.max_stored_body;
   out.connect_timeout = route.connect_timeout;
   out.total_timeout = route.timeout;
   return out;
@@ -153,7 +158,7 @@ void Gateway::keyed(const ProxyRoute& route, net::HttpRequest request, std::stri
   call->claim.proxy = route.name;
   call->claim.tenant = tenant_of(request.headers, route.tenant_header);
   call->claim.key = std::move(key);
-  call->claim.fingerprint = request_fingerprint(request.method, rest, request.body);
+  call->claim.fingerprint = request_fingerprint(request.method, rest, body_sha256(request));
   call->claim.owner = options_.owner;
   call->claim.lease_ms = lease_of(route).count();
   call->request = std::move(request);
@@ -224,6 +229,7 @@ void Gateway::answer_seen(Call& call, const store::ProxyKey& key) {
 void Gateway::send_upstream(std::shared_ptr<Call> call) {
   auto request = upstream_request(*call->route, call->request, call->rest);
   call->request.body.clear();  // sent once; the fingerprint already holds its hash
+  call->request.spooled.reset();
   deps_.sender.send(std::move(request), [this, call](net::AttemptResult result) mutable {
     on_answer(std::move(call), std::move(result));
   });
@@ -272,13 +278,17 @@ void Gateway::on_answer(std::shared_ptr<Call> call, net::AttemptResult result) {
                                       " bytes); it was executed and is not sent again"),
                   "too_large");
   }
-  outcome.body_size = static_cast<std::int64_t>(result.body.size());
-  outcome.body_sha256 = crypto::sha256_hex(result.body);
-  if (result.body.size() > route.max_stored_body) {
+  const auto& file = result.body_file;
+  const std::uint64_t size = file ? file->size() : result.body.size();
+  outcome.body_size = static_cast<std::int64_t>(size);
+  outcome.body_sha256 = file ? file->sha256_hex() : crypto::sha256_hex(result.body);
+  if (size > route.max_stored_body) {
     outcome.to = store::ProxyKeyOutcome::To::kNotReplayable;
-  } else {
+  } else if (auto stored = file ? file->read_all() : Result<std::string>(result.body); stored) {
     outcome.to = store::ProxyKeyOutcome::To::kCompleted;
-    outcome.body = result.body;
+    outcome.body = std::move(*stored);
+  } else {  // the spool file could not be read back: keep what is known, never re-run
+    outcome.to = store::ProxyKeyOutcome::To::kNotReplayable;
   }
   record(std::move(call), std::move(outcome), answer_of(result), "forwarded");
 }

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "core/crypto.hpp"
+#include "net/body_spool.hpp"
 
 namespace hookd::proxy {
 namespace {
@@ -88,7 +89,7 @@ Result<std::string> parse_idempotency_key(std::string_view value) {
 
 // Each part is length-prefixed, so no bytes can move between method and target unnoticed.
 std::string request_fingerprint(std::string_view method, std::string_view target,
-                                std::string_view body) {
+                                std::string_view body_sha256_hex) {
   std::string material;
   material.reserve(method.size() + target.size() + 90);
   for (const std::string_view part : {method, target}) {
@@ -96,8 +97,12 @@ std::string request_fingerprint(std::string_view method, std::string_view target
     material.push_back(':');
     material.append(part);
   }
-  material.append(crypto::sha256_hex(body));
+  material.append(body_sha256_hex);
   return crypto::sha256_hex(material);
+}
+
+std::string body_sha256(const net::HttpRequest& request) {
+  return request.spooled ? request.spooled->sha256_hex() : crypto::sha256_hex(request.body);
 }
 
 std::string tenant_of(const net::HttpHeaders& headers, std::string_view tenant_header) {

@@ -38,10 +38,14 @@ inline constexpr std::string_view kNoProxy = "https://hookd.dev/problems/unknown
 // error saying why.
 Result<std::string> parse_idempotency_key(std::string_view header_value);
 
-// SHA-256 (hex) over method, target (path + query, as sent) and SHA-256 of the body, each
-// part length-prefixed.
+// SHA-256 (hex) over method, target (path + query, as sent) and the body's SHA-256 (hex,
+// body_sha256()), each part length-prefixed.
 std::string request_fingerprint(std::string_view method, std::string_view target,
-                                std::string_view body);
+                                std::string_view body_sha256_hex);
+
+// The hex SHA-256 of the request's body: of `body`, or the one computed while it was spooled
+// (the same value for the same bytes).
+std::string body_sha256(const net::HttpRequest& request);
 
 // The tenant of a request: "" when the proxy has one tenant (tenant_header ""), else the hex
 // SHA-256 of that header's value (an absent header is the empty value).

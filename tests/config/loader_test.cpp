@@ -28,6 +28,7 @@ TEST(ConfigLoader, DefaultsWithNoFileAtAll) {
   ASSERT_TRUE(config.has_value()) << config.error().message;
   EXPECT_EQ(config->server.listen, "127.0.0.1:8071");
   EXPECT_EQ(config->server.max_body_bytes, 1024u * 1024);
+  EXPECT_EQ(config->server.max_proxy_body_bytes, 64u * 1024 * 1024);
   EXPECT_EQ(config->server.max_header_bytes, 16u * 1024);
   EXPECT_EQ(config->database.url, "./hookd.db");
   EXPECT_EQ(config->database.kind(), DatabaseKind::kSqlite);
@@ -50,6 +51,7 @@ listen = "0.0.0.0:9000"
 io_threads = 4
 max_header_bytes = "32KiB"
 max_body_bytes = 2097152
+max_proxy_body_bytes = "256MiB"
 max_url_bytes = "4KiB"
 max_json_depth = 32
 read_timeout = "20s"
@@ -100,6 +102,7 @@ path = "/internal/metrics"
   EXPECT_EQ(c.server.io_threads, 4);
   EXPECT_EQ(c.server.max_header_bytes, 32u * 1024);
   EXPECT_EQ(c.server.max_body_bytes, 2097152u);
+  EXPECT_EQ(c.server.max_proxy_body_bytes, 256u * 1024 * 1024);
   EXPECT_EQ(c.server.max_url_bytes, 4u * 1024);
   EXPECT_EQ(c.server.max_json_depth, 32);
   EXPECT_EQ(c.server.read_timeout, 20s);

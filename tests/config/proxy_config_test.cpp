@@ -338,7 +338,7 @@ TEST(ConfigProxy, DumpShowsProxiesAndRoundTrips) {
   const auto again = load(text);
   ASSERT_TRUE(again.problems.empty()) << format_problems(again.problems);
   EXPECT_EQ(dump_toml(again.config), text);
-  EXPECT_EQ(dump_toml(Config{}).find("proxy"), std::string::npos);
+  EXPECT_EQ(dump_toml(Config{}).find("[[proxy]]"), std::string::npos);
 }
 
 }  // namespace

@@ -168,6 +168,12 @@ TEST(ConfigValidate, SecretsAreNotEchoedFromBadEnvironmentLists) {
   EXPECT_EQ(text.find("topsecret"), std::string::npos);
 }
 
+TEST(ConfigValidate, ProxyBodyLimitHasItsRange) {
+  EXPECT_PROBLEM(problems_of("[server]\nmax_proxy_body_bytes = 100\n"),
+                 "server.max_proxy_body_bytes (hookd.toml line 2): must be between");
+  EXPECT_EQ(problems_of("[server]\nmax_proxy_body_bytes = \"1GiB\"\n"), "");
+}
+
 TEST(ConfigValidate, NegativeSize) {
   EXPECT_PROBLEM(problems_of("[server]\nmax_body_bytes = -1\n"),
                  "server.max_body_bytes (hookd.toml line 2): a size cannot be negative");

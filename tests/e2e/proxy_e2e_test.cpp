@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <thread>
@@ -240,6 +241,75 @@ TEST(ProxyE2E, MismatchMissingKeyTooLargeAndPassthrough) {
   EXPECT_NE(metrics.find(R"(hookd_proxy_requests_total{proxy="esign",outcome="forwarded"} 3)"),
             std::string::npos);
   EXPECT_NE(hookd.stderr_text().find("proxy.idempotency_key_mismatch"), std::string::npos);
+}
+
+// Spool files the daemon holds open (unlinked, so their links end in "(deleted)").
+int open_spool_files(const HookdProcess& hookd) {
+  int count = 0;
+  const auto dir = std::filesystem::path("/proc") / std::to_string(hookd.pid()) / "fd";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    auto target = std::filesystem::read_symlink(entry.path(), ec);
+    if (!ec && target.string().find("hookd-spool-") != std::string::npos) ++count;
+  }
+  return count;
+}
+
+TEST(ProxyE2E, LargeUploadIsStreamedByteExactAndAnAnswerTooLargeToStoreReachesTheFirstCaller) {
+  CountingUpstream upstream;
+  HookdProcess hookd(proxy_config(upstream.url(), "20s"));
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+
+  // 5 MiB up (above server.max_body_bytes = 1 MiB: only /proxy/ may, spooled to a file).
+  std::string upload(5 * 1024 * 1024, '\0');
+  std::mt19937 random(7);
+  for (auto& c : upload) c = static_cast<char>(random() & 0xff);
+  HttpCall call;
+  call.method = "POST";
+  call.url = hookd.url("/proxy/esign/upload");
+  call.body = upload;
+  call.headers = {{"Content-Type", "application/octet-stream"},
+                  {"Authorization", "Bearer tenant-a"},
+                  {"Idempotency-Key", "upload-1"}};
+  call.timeout = 30s;
+  auto up = http_call(call);
+  ASSERT_EQ(up.status, 201) << up.error << up.body;
+  EXPECT_EQ(up.json()["size"], upload.size());
+  EXPECT_EQ(up.json()["sha256"], crypto::sha256_hex(upload));
+  ASSERT_FALSE(upstream.receiver().requests().empty());
+  EXPECT_TRUE(upstream.receiver().requests().back().body == upload) << "the upload changed";
+  auto replay = http_call(call);  // the same 5 MiB again: same fingerprint, replayed
+  EXPECT_EQ(replay.status, 201) << replay.body;
+  EXPECT_EQ(replay.header("Idempotent-Replayed").value_or(""), "true");
+  call.body.back() ^= 1;  // one bit changed: another request under the same key
+  EXPECT_EQ(http_call(call).status, 422);
+  EXPECT_EQ(upstream.created("upload-1"), 1);
+  auto elsewhere = hookd.post("/api/v1/app", upload);  // other routes keep 1 MiB
+  EXPECT_EQ(elsewhere.status, 413) << elsewhere.body;
+
+  // 8 MiB down, above max_stored_body (1 KiB): whole to the first caller, never again.
+  auto huge = proxied(hookd, "huge-1", "huge", "tenant-a", 30s);
+  ASSERT_EQ(huge.status, 201) << huge.error;
+  EXPECT_EQ(huge.body.size(), huge_answer().size());
+  EXPECT_TRUE(huge.body == huge_answer()) << "the answer changed on its way";
+  auto retry = proxied(hookd, "huge-1", "huge", "tenant-a", 30s);
+  EXPECT_EQ(retry.status, 409);
+  EXPECT_TRUE(type_is(retry, "not-replayable")) << retry.body;
+  EXPECT_EQ(upstream.created("huge-1"), 1);
+
+  auto listed = hookd.get("/api/v1/hookd/idempotency?proxy=esign");
+  std::string id;
+  const auto keys = listed.json();
+  for (const auto& key : keys["data"]) {
+    if (key["key"] == "huge-1") id = key["id"];
+  }
+  ASSERT_FALSE(id.empty()) << listed.body;
+  auto shown = hookd.get("/api/v1/hookd/idempotency/" + id).json();
+  EXPECT_EQ(shown["state"], "not_replayable") << shown.dump();
+  EXPECT_EQ(shown["response"]["bodySize"], 8388608) << shown.dump();
+  EXPECT_EQ(shown["response"]["bodySha256"], crypto::sha256_hex(huge_answer()));
+  EXPECT_TRUE(eventually([&] { return open_spool_files(hookd) == 0; }))
+      << "a spool file is still open";
 }
 
 TEST(ProxyE2E, KillNineWhileTheUpstreamWorksLeavesTheKeyUnknownAfterRestart) {

@@ -9,6 +9,9 @@
 //   lost          reset without creating (not processed)
 //   busy          503 without creating
 //   big           create, 201 with a 4 KiB body
+//   huge          create, 201 with huge_answer() (8 MiB)
+// POST /upload (any body, not JSON) creates and answers 201 {"size", "sha256"} of the body it
+// received.
 // GET /ops/<key> answers 200 {"contract"} for a key it created, 404 otherwise.
 // Thread-safety: the upstream's counters are locked; the rest is used from the test thread.
 #pragma once
@@ -19,12 +22,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/crypto.hpp"
 #include "e2e/e2e_support.hpp"
 #include "e2e/hookd_process.hpp"
 #include "e2e/http_call.hpp"
 #include "support/test_receiver.hpp"
 
 namespace hookd::e2e {
+
+// The 8 MiB answer of mode "huge": a pattern that shows a lost, repeated or moved chunk.
+inline const std::string& huge_answer() {
+  static const std::string bytes = [] {
+    std::string out(8 * 1024 * 1024, '\0');
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i] = static_cast<char>((i * 2654435761u) >> 13);
+    }
+    return out;
+  }();
+  return bytes;
+}
 
 class CountingUpstream {
  public:
@@ -59,6 +75,13 @@ class CountingUpstream {
       return testing::ReceiverBehavior::respond(200, contract_body(it->second),
                                                 {{"Content-Type", "application/json"}});
     }
+    if (r.method == "POST" && r.path == "/upload") {
+      create(r.header("Idempotency-Key").value_or(""));
+      return testing::ReceiverBehavior::respond(
+          201,
+          nlohmann::json{{"size", r.body.size()}, {"sha256", crypto::sha256_hex(r.body)}}.dump(),
+          {{"Content-Type", "application/json"}});
+    }
     if (r.method != "POST") {
       return testing::ReceiverBehavior::respond(200, R"({"list":[]})",
                                                 {{"Content-Type", "application/json"}});
@@ -71,6 +94,10 @@ class CountingUpstream {
     const std::string id = create(r.header("Idempotency-Key").value_or(""));
     if (mode == "hang") return testing::ReceiverBehavior::hang();
     if (mode == "reset") return testing::ReceiverBehavior::reset();
+    if (mode == "huge") {
+      return testing::ReceiverBehavior::respond(201, huge_answer(),
+                                                {{"Content-Type", "application/octet-stream"}});
+    }
     if (mode == "big") {
       return testing::ReceiverBehavior::respond(201, std::string(4096, 'b'),
                                                 {{"Content-Type", "text/plain"}});

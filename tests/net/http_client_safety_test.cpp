@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "net/body_spool.hpp"
 #include "net/http_client_fixture.hpp"
 #include "net/http_client_guard.hpp"
 
@@ -45,6 +46,27 @@ TEST_F(HttpClientTest, ProcessThenDropOnReusedConnectionIsNotResent) {
   EXPECT_EQ(receiver_.processed_for_webhook_id("msg_reused"), 1u);
   EXPECT_EQ(receiver_.request_count(), 2u);
   EXPECT_EQ(receiver_.connection_count(), 1u);  // not even a fresh connection was opened
+}
+
+// A09 with a body streamed from a spool file (the idempotency gateway's large requests): a
+// resend would need a rewind, which the client does not offer; still one request on the wire.
+TEST_F(HttpClientTest, StreamedBodyOnReusedConnectionIsNotResent) {
+  HttpClient& http = client();
+  ASSERT_TRUE(send_and_wait(http, post("/warm")).ok());
+  receiver_.enqueue("/drop", ReceiverBehavior::process_then_drop());
+  BodySpool spool("", 16);
+  ASSERT_TRUE(spool.append(std::string(200'000, 's')).has_value());
+  OutboundRequest request = post("/drop", "");
+  request.body_file = spool.finish_file();
+  request.headers.emplace_back("webhook-id", "msg_streamed");
+
+  AttemptResult result = send_and_wait(http, request);
+
+  EXPECT_EQ(result.error, TransportError::kConnectionClosed) << result.error_detail;
+  EXPECT_TRUE(result.request_sent);
+  EXPECT_EQ(receiver_.count_for_webhook_id("msg_streamed"), 1u);
+  EXPECT_EQ(receiver_.request_count(), 2u);
+  EXPECT_EQ(receiver_.requests().back().body, std::string(200'000, 's'));
 }
 
 // A09: with a second idle connection in the pool, libcurl's resend would reuse it without

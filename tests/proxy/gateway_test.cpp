@@ -6,6 +6,8 @@
 
 #include <thread>
 
+#include "core/crypto.hpp"
+#include "net/body_spool.hpp"
 #include "proxy/gateway.hpp"
 #include "proxy/key_rules.hpp"
 #include "proxy_fakes.hpp"
@@ -326,6 +328,68 @@ TEST_F(GatewayTest, AnswerAboveMaxStoredBodyGoesToTheFirstCallerAndIsNeverReRun)
   EXPECT_EQ(problem_type(again), problem::kNotReplayable);
 }
 
+net::SpooledBodyPtr spooled(const std::string& bytes) {
+  net::BodySpool spool("", 16);
+  EXPECT_TRUE(spool.append(bytes).has_value());
+  return spool.finish_file();
+}
+
+TEST_F(GatewayTest, SpooledRequestIsSentFromItsFileWithTheSameFingerprintAsInMemory) {
+  start();
+  const std::string bytes(4096, 'b');
+  auto request = post("/proxy/esign/c", "");
+  request.spooled = spooled(bytes);
+  Answers answers;
+  gateway->handle(std::move(request), answers.respond());
+  auto held = sender.take();
+  ASSERT_TRUE(held);
+  EXPECT_TRUE(held->request.body.empty());
+  ASSERT_NE(held->request.body_file, nullptr);
+  EXPECT_EQ(held->request.body_file->read_all().value(), bytes);
+  EXPECT_EQ(held->request.spool_response_above, std::optional<std::size_t>(64));
+  held->done(answered(201, "{}"));
+  ASSERT_TRUE(answers.wait());
+  // The same bytes in memory are the same request: replayed, not a mismatch.
+  auto again = refused(post("/proxy/esign/c", bytes));
+  EXPECT_EQ(again.status, 201);
+  EXPECT_EQ(again.headers.get("Idempotent-Replayed").value_or(""), "true");
+  EXPECT_EQ(refused(post("/proxy/esign/c", bytes + "x")).status, 422);
+}
+
+TEST_F(GatewayTest, SpooledAnswerAboveMaxStoredBodyGoesWholeToTheFirstCallerOnly) {
+  start();
+  const std::string bytes(900, 'w');  // > max_stored_body (64), < max_response_body (1024)
+  auto result = answered(200, "");
+  result.body_file = spooled(bytes);
+  auto r = call(post("/proxy/esign/c", "{}"), result);
+  EXPECT_EQ(r.status, 200);
+  ASSERT_NE(r.file_body, nullptr);
+  EXPECT_EQ(r.file_body->read_all().value(), bytes);
+  auto row = store.find("k-1");
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->state, store::ProxyKeyState::kNotReplayable);
+  EXPECT_EQ(row->body_size, 900);
+  EXPECT_EQ(row->body_sha256, crypto::sha256_hex(bytes));
+  EXPECT_TRUE(row->body.empty());
+  auto again = refused(post("/proxy/esign/c", "{}"));
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(problem_type(again), problem::kNotReplayable);
+}
+
+TEST_F(GatewayTest, SpooledAnswerThatFitsIsStoredAndReplayed) {
+  auto route = esign();
+  route.max_stored_body = 512;
+  start(route);
+  const std::string bytes(300, 's');
+  auto result = answered(200, "");
+  result.body_file = spooled(bytes);
+  call(post("/proxy/esign/c", "{}"), result);
+  EXPECT_EQ(store.find("k-1")->state, store::ProxyKeyState::kCompleted);
+  auto again = refused(post("/proxy/esign/c", "{}"));
+  EXPECT_EQ(again.status, 200);
+  EXPECT_EQ(again.body, bytes);
+}
+
 TEST_F(GatewayTest, AnswerAboveMaxResponseBodyIs502AndNotReplayable) {
   start();
   auto result = answered(200, std::string(1024, 'y'));
@@ -389,7 +453,7 @@ TEST_F(GatewayTest, StartTurnsThisOwnersClaimsIntoUnknownKeysOnly) {
   mine.key = "left-by-crash";
   mine.owner = "node-a/proxy";
   mine.lease_until = store.now + 60'000;
-  mine.fingerprint = request_fingerprint("POST", "/c", "{}");
+  mine.fingerprint = request_fingerprint("POST", "/c", crypto::sha256_hex("{}"));
   store.put(mine);
   store::ProxyKey theirs = mine;
   theirs.id.clear();
@@ -409,7 +473,7 @@ TEST_F(GatewayTest, ClaimOfADeadOwnerBecomesUnknownAfterItsLease) {
   dead.key = "k-1";
   dead.owner = "node-b/proxy";
   dead.lease_until = store.now + 1000;
-  dead.fingerprint = request_fingerprint("POST", "/c", "{}");
+  dead.fingerprint = request_fingerprint("POST", "/c", crypto::sha256_hex("{}"));
   store.put(dead);
   auto live = refused(post("/proxy/esign/c", "{}"));
   EXPECT_EQ(problem_type(live), problem::kInProgress);

@@ -2,6 +2,7 @@
 // proxied paths and status URLs.
 #include <gtest/gtest.h>
 
+#include "net/body_spool.hpp"
 #include "proxy/key_rules.hpp"
 
 namespace hookd::proxy {
@@ -24,15 +25,33 @@ TEST(ParseIdempotencyKey, RefusesEmptyLongControlAndBadQuoting) {
   EXPECT_FALSE(parse_idempotency_key(R"("a\x")"));
 }
 
+std::string fingerprint(std::string_view method, std::string_view target, std::string body) {
+  net::HttpRequest request;
+  request.body = std::move(body);
+  return request_fingerprint(method, target, body_sha256(request));
+}
+
 TEST(RequestFingerprint, DependsOnMethodTargetAndEveryBodyByte) {
-  const auto base = request_fingerprint("POST", "/c?x=1", std::string("a\0b", 3));
+  const auto base = fingerprint("POST", "/c?x=1", std::string("a\0b", 3));
   EXPECT_EQ(base.size(), 64u);
-  EXPECT_EQ(base, request_fingerprint("POST", "/c?x=1", std::string("a\0b", 3)));
-  EXPECT_NE(base, request_fingerprint("PATCH", "/c?x=1", std::string("a\0b", 3)));
-  EXPECT_NE(base, request_fingerprint("POST", "/c?x=2", std::string("a\0b", 3)));
-  EXPECT_NE(base, request_fingerprint("POST", "/c?x=1", std::string("a\0c", 3)));
+  EXPECT_EQ(base, fingerprint("POST", "/c?x=1", std::string("a\0b", 3)));
+  EXPECT_NE(base, fingerprint("PATCH", "/c?x=1", std::string("a\0b", 3)));
+  EXPECT_NE(base, fingerprint("POST", "/c?x=2", std::string("a\0b", 3)));
+  EXPECT_NE(base, fingerprint("POST", "/c?x=1", std::string("a\0c", 3)));
   // The separator cannot be forged by moving bytes between method and target.
-  EXPECT_NE(request_fingerprint("POST", "\n/c", ""), request_fingerprint("POST\n", "/c", ""));
+  EXPECT_NE(fingerprint("POST", "\n/c", ""), fingerprint("POST\n", "/c", ""));
+}
+
+TEST(RequestFingerprint, ASpooledBodyHasTheFingerprintOfTheSameBytesInMemory) {
+  const std::string bytes(200'000, 'z');
+  net::BodySpool spool("", 1024);
+  ASSERT_TRUE(spool.append(bytes).has_value());
+  net::HttpRequest spooled;
+  spooled.spooled = spool.finish_file();
+  ASSERT_NE(spooled.spooled, nullptr);
+  EXPECT_EQ(request_fingerprint("PUT", "/f", body_sha256(spooled)),
+            fingerprint("PUT", "/f", bytes));
+  EXPECT_NE(request_fingerprint("PUT", "/f", body_sha256(spooled)), fingerprint("PUT", "/f", "z"));
 }
 
 TEST(TenantOf, HashesTheHeaderOrIsTheOneTenant) {
