@@ -47,11 +47,27 @@ void Api::Impl::count_unauthorized() {
   if (unauthorized_ != nullptr) unauthorized_->inc();
 }
 
-void Api::Impl::sync(std::string method, std::string pattern, Reply (Impl::*fn)(Call&)) {
-  router_.add(std::move(method), std::move(pattern), [this, fn](Call& call, Respond respond) {
-    auto reply = (this->*fn)(call);
-    respond(reply ? std::move(*reply) : to_response(reply.error()));
-  });
+void Api::Impl::sync(std::string method, std::string pattern, Reply (Impl::*fn)(Call&),
+                     bool feed_token) {
+  router_.add(
+      std::move(method), std::move(pattern),
+      [this, fn](Call& call, Respond respond) {
+        auto reply = (this->*fn)(call);
+        respond(reply ? std::move(*reply) : to_response(reply.error()));
+      },
+      /*requires_auth=*/true, feed_token);
+}
+
+std::optional<std::string> Api::Impl::authenticate(const Call& call, const Route& route) const {
+  const auto header = call.request.headers.get("Authorization");
+  if (auto actor = auth_.authenticate(header)) return actor;
+  if (!route.feed_token || !header) return std::nullopt;
+  // An endpoint's feed token opens that endpoint's feed only (the store keeps its SHA-256).
+  auto token = bearer_token(*header);
+  if (!token || !token->starts_with(kFeedTokenPrefix)) return std::nullopt;
+  auto owner = deps_.store.feed_token_endpoint(sha256_hex(*token));
+  if (!owner || *owner != call.param("endpoint_id")) return std::nullopt;
+  return "feed-token:" + *owner;
 }
 
 void Api::Impl::handle(net::HttpRequest request, Respond respond) {
@@ -67,7 +83,7 @@ void Api::Impl::handle(net::HttpRequest request, Respond respond) {
   const Route& route = *match->route;
   Call call{std::move(request), std::move(match->params), {}};
   if (route.requires_auth) {
-    auto actor = auth_.authenticate(call.request.headers.get("Authorization"));
+    auto actor = authenticate(call, route);
     if (!actor) {
       count_unauthorized();
       ApiError error =

@@ -50,7 +50,11 @@ class Api::Impl {
   void add_endpoint_routes();
   void add_message_routes();
   void add_hookd_routes();
-  void sync(std::string method, std::string pattern, Reply (Impl::*fn)(Call&));
+  void sync(std::string method, std::string pattern, Reply (Impl::*fn)(Call&),
+            bool feed_token = false);
+  // The actor of a request: its API token's name, or for a route that takes feed tokens,
+  // "feed-token:<endpoint id>" when the token is that endpoint's own; nullopt -> 401.
+  std::optional<std::string> authenticate(const Call& call, const Route& route) const;
 
   // Request flow.
   void dispatch(Call call, const Route& route, Respond respond);
@@ -127,6 +131,12 @@ class Api::Impl {
   Reply discard_dead_many(Call& call);
   Reply list_audit(Call& call);
   Reply batcher_stats(Call& call);
+
+  // The outbound feed (handlers_feed.cpp).
+  Reply get_feed(Call& call);
+  Reply get_feed_token(Call& call);
+  Reply rotate_feed_token(Call& call);
+  Reply issue_feed_token(Call& call, bool replace);
 
   // The idempotency gateway's keys (handlers_proxy_keys.cpp).
   Reply list_proxy_keys(Call& call);

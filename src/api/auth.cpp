@@ -20,17 +20,22 @@ TokenAuth::TokenAuth(const std::vector<TokenEntry>& tokens) {
   }
 }
 
-std::optional<std::string> TokenAuth::authenticate(
-    std::optional<std::string_view> authorization) const {
-  if (!authorization) return std::nullopt;
-  std::string_view value = *authorization;
+std::optional<std::string_view> bearer_token(std::string_view value) {
   constexpr std::string_view kScheme = "Bearer ";
   if (value.size() <= kScheme.size() || !net::iequals(value.substr(0, kScheme.size()), kScheme)) {
     return std::nullopt;
   }
   value.remove_prefix(kScheme.size());
   while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-  const Sha256 presented = sha256(value);
+  return value;
+}
+
+std::optional<std::string> TokenAuth::authenticate(
+    std::optional<std::string_view> authorization) const {
+  if (!authorization) return std::nullopt;
+  auto value = bearer_token(*authorization);
+  if (!value) return std::nullopt;
+  const Sha256 presented = sha256(*value);
   const Entry* found = nullptr;
   for (const auto& e : entries_) {  // no early exit: every entry is compared
     if (CRYPTO_memcmp(e.digest.data(), presented.data(), presented.size()) == 0) found = &e;

@@ -21,6 +21,12 @@ struct TokenEntry {
   std::string token;
 };
 
+// An endpoint's feed token (handlers_feed.cpp) starts so; the store keeps its SHA-256 only.
+inline constexpr std::string_view kFeedTokenPrefix = "fdt_";
+
+// The token of an `Authorization: Bearer <token>` value, else nullopt.
+std::optional<std::string_view> bearer_token(std::string_view authorization);
+
 using Sha256 = std::array<std::uint8_t, 32>;
 // crypto::sha256 / sha256_hex (kept here for the API's callers).
 Sha256 sha256(std::string_view data);

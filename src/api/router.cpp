@@ -46,8 +46,10 @@ const std::string& Call::param(std::string_view name) const {
   return it->second;
 }
 
-void Router::add(std::string method, std::string pattern, Handler handler, bool requires_auth) {
-  Route route{std::move(method), std::move(pattern), {}, std::move(handler), requires_auth};
+void Router::add(std::string method, std::string pattern, Handler handler, bool requires_auth,
+                 bool feed_token) {
+  Route route{std::move(method),  std::move(pattern), {},
+              std::move(handler), requires_auth,      feed_token};
   for (auto s : split_path(route.pattern)) route.segments.emplace_back(s);
   routes_.push_back(std::move(route));
 }

@@ -36,11 +36,14 @@ struct Route {
   std::vector<std::string> segments;  // "{x}" marks a parameter
   Handler handler;
   bool requires_auth = true;
+  // Also opened by the feed token of the endpoint named by its {endpoint_id} (the feed).
+  bool feed_token = false;
 };
 
 class Router {
  public:
-  void add(std::string method, std::string pattern, Handler handler, bool requires_auth = true);
+  void add(std::string method, std::string pattern, Handler handler, bool requires_auth = true,
+           bool feed_token = false);
 
   struct Match {
     const Route* route = nullptr;

@@ -69,6 +69,9 @@ void Api::Impl::add_hookd_routes() {
   sync("POST", "/api/v1/hookd/dlq/discard", &Impl::discard_dead_many);
   sync("GET", "/api/v1/hookd/audit", &Impl::list_audit);
   sync("GET", "/api/v1/hookd/stats", &Impl::batcher_stats);
+  sync("GET", "/api/v1/hookd/feed/{endpoint_id}", &Impl::get_feed, /*feed_token=*/true);
+  sync("GET", ep + "/feed-token", &Impl::get_feed_token);
+  sync("POST", ep + "/feed-token/rotate", &Impl::rotate_feed_token);
   sync("GET", "/api/v1/hookd/inbox", &Impl::list_inbox);
   sync("GET", "/api/v1/hookd/inbox/{inbox_id}", &Impl::get_inbox);
   sync("POST", "/api/v1/hookd/inbox/{inbox_id}/replay", &Impl::replay_inbox);

@@ -109,6 +109,14 @@ struct Delivery {
   std::optional<std::int64_t> endpoint_revision;
 };
 
+// One item of an endpoint's outbound feed (FeedStore): a message the endpoint was matched
+// to at publish (or a dead delivery replayed onto it), with that delivery's id and status.
+struct FeedItem {
+  Message message;
+  std::string delivery_id;
+  DeliveryStatus status = DeliveryStatus::kPending;
+};
+
 enum class AttemptTrigger { kScheduled, kManual };
 
 struct Attempt {
@@ -213,7 +221,7 @@ struct ProxyKey {
   std::string key;     // the client's Idempotency-Key
   std::string fingerprint;
   ProxyKeyState state = ProxyKeyState::kClaimed;
-  std::string owner;     // who claimed it ("<node>/proxy"); kept when it becomes unknown
+  std::string owner;       // who claimed it ("<node>/proxy"); kept when it becomes unknown
   Millis lease_until = 0;  // claimed only: after this the owner is presumed dead
   std::optional<std::int64_t> status;  // the answer (completed / not_replayable)
   HeaderPairs headers;                 // hop-by-hop removed by the gateway
@@ -221,10 +229,10 @@ struct ProxyKey {
   std::int64_t body_size = 0;
   std::string body_sha256;  // hex
   Millis created_at = 0;
-  Millis updated_at = 0;     // also: when it became unknown
-  Millis expires_at = 0;     // completed / not_replayable only; 0 = never (claimed, unknown)
-  std::string resolved_by;   // who resolved an unknown key (actor), if anyone
-  std::string reason;        // why (a person's reason, or "status_url: 200")
+  Millis updated_at = 0;    // also: when it became unknown
+  Millis expires_at = 0;    // completed / not_replayable only; 0 = never (claimed, unknown)
+  std::string resolved_by;  // who resolved an unknown key (actor), if anyone
+  std::string reason;       // why (a person's reason, or "status_url: 200")
 };
 
 std::string_view to_string(ProxyKeyState s);

@@ -106,6 +106,14 @@ inline constexpr auto read_message = [](const RowSource auto& s) {
   };
 };
 
+inline constexpr auto read_feed_item = [](const RowSource auto& s) {
+  return FeedItem{
+      .message = read_message(s),
+      .delivery_id = s.text(10),
+      .status = delivery_status_from(s.text(11)).value_or(DeliveryStatus::kPending),
+  };
+};
+
 inline constexpr auto read_delivery = [](const RowSource auto& s) {
   Delivery d;
   d.id = s.text(0);

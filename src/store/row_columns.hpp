@@ -28,6 +28,13 @@ inline constexpr std::string_view kDeliveryColumns =
     "ordering_key, sequence, created_at, updated_at";
 inline constexpr int kDeliveryColumnCount = 17;
 
+// A feed item: the message's columns (as kMessageColumns) of `m`, then the delivery `d`'s id
+// and status.
+inline constexpr std::string_view kFeedColumns =
+    "m.id, m.app_id, m.event_type, m.event_id, m.channels, m.payload, m.ordering_key, "
+    "m.sequence, m.created_at, m.tags, d.id, d.status";
+inline constexpr int kFeedColumnCount = 12;
+
 inline constexpr std::string_view kAttemptColumns =
     "id, delivery_id, msg_id, endpoint_id, app_id, attempted_at, response_status, "
     "response_headers, response_body, duration_ms, error, success, trigger, url";

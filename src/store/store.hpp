@@ -310,6 +310,36 @@ class AttemptStore {
                                                           const PageRequest& page) = 0;
 };
 
+// ---- the outbound feed (docs/reconciliation.md) ----
+// FeedItem is in model.hpp.
+struct FeedPage {
+  std::vector<FeedItem> data;
+  std::string iterator;  // pass back to read on; the request's own when nothing was new
+  bool done = true;      // false: more can be read now (a full page, or rows held back)
+};
+
+class FeedStore {
+ public:
+  virtual ~FeedStore() = default;
+  // The endpoint's feed after `iterator` ("" = from the start), oldest first in COMMIT order:
+  // a row that commits after a page was read never lands behind that page's iterator (on
+  // PostgreSQL a page holds only rows whose transaction and every older one have finished).
+  // Feed rows: the deliveries a publish creates, and a dead delivery replayed onto another
+  // endpoint (a new position there). A resend adds none (the message is in the feed
+  // already, at its publish position). `limit` is clamped to [1, 250]. kNotFound: no such
+  // endpoint; kInvalidArgument: an iterator this backend did not hand out.
+  virtual Result<FeedPage> feed_page(const std::string& endpoint_id, const std::string& iterator,
+                                     int limit) = 0;
+  // Stores the SHA-256 (hex) of the endpoint's feed token, with the audit entry in the same
+  // transaction. `replace` false: only when it has none yet (else kConflict, nothing
+  // written). kNotFound: no such endpoint in the application.
+  virtual Status set_feed_token(const std::string& app_id, const std::string& endpoint_id,
+                                const std::string& token_sha256, bool replace,
+                                std::optional<AuditEntry> audit) = 0;
+  // The id of the endpoint whose feed token hashes to `token_sha256`; kNotFound when none.
+  virtual Result<std::string> feed_token_endpoint(const std::string& token_sha256) = 0;
+};
+
 // ---- inbound inbox ----
 struct InboxInsertOutcome {
   bool inserted = false;  // false: duplicate (source, event_id)
@@ -576,6 +606,7 @@ class Store : public ApplicationStore,
               public MessageStore,
               public DeliveryStore,
               public AttemptStore,
+              public FeedStore,
               public InboxStore,
               public IdempotencyStore,
               public ProxyKeyStore,

@@ -142,6 +142,22 @@ std::string page_json(const store::Page<store::Message>& page, const store::Page
   return out;
 }
 
+std::string feed_json(const std::vector<store::FeedItem>& items, const std::string& iterator,
+                      bool done) {
+  std::string data = "[";
+  for (const auto& item : items) {
+    if (data.size() > 1) data += ',';
+    std::string one = message_json(item.message);
+    append_member(one, "deliveryId", dump(item.delivery_id));
+    append_member(one, "status", dump(std::string(store::to_string(item.status))));
+    data += one;
+  }
+  data += ']';
+  std::string out = dump(nlohmann::json{{"iterator", iterator}, {"done", done}});
+  append_member(out, "data", data);
+  return out;
+}
+
 nlohmann::json to_json(const store::Attempt& a) {
   const bool ok = a.success;
   return {{"id", a.id},

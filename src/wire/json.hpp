@@ -31,6 +31,10 @@ std::string message_json(const store::Message& msg, bool payload_is_json = false
 std::string json_text_or_string(const std::string& text);
 // Appends the member `"name": value_json` to the JSON object text `object_json`.
 void append_member(std::string& object_json, std::string_view name, std::string_view value_json);
+// An endpoint's outbound feed page: `{data, iterator, done}`, each item the message as
+// message_json (payload spliced) plus its delivery's `deliveryId` and `status`.
+std::string feed_json(const std::vector<store::FeedItem>& items, const std::string& iterator,
+                      bool done);
 nlohmann::json to_json(const store::Attempt& attempt);
 nlohmann::json to_json(const store::Delivery& delivery);
 nlohmann::json to_json(const store::AuditEntry& entry);

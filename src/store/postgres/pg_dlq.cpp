@@ -51,11 +51,13 @@ Result<int> PgStore::replay_dead(const std::vector<std::string>& delivery_ids,
         return fail(ErrorCode::kConflict, "delivery " + id + " is not dead");
       }
       if (to_endpoint_id) HOOKD_CHECK(require_endpoint_of_app(c, *to_endpoint_id, before.app_id));
+      // Moved to another endpoint: new to its feed, so at its end (this transaction's id).
       HOOKD_TRY(rows, c.query(fmt::format("UPDATE deliveries SET status = 'pending', attempts = 0, "
                                           "next_attempt_at = $1, lease_owner = NULL, "
                                           "lease_until = NULL, endpoint_id = COALESCE($2, "
-                                          "endpoint_id), updated_at = $1 WHERE id = $3 "
-                                          "RETURNING {}",
+                                          "endpoint_id), updated_at = $1, feed_xid = CASE WHEN "
+                                          "$2 IS NULL OR $2 = endpoint_id THEN feed_xid ELSE "
+                                          "pg_current_xact_id() END WHERE id = $3 RETURNING {}",
                                           kDeliveryColumns),
                               Params().add_all(now, to_endpoint_id, id)));
       HOOKD_TRY(after, single<Delivery>(rows, read_delivery, "delivery"));

@@ -69,8 +69,9 @@ Result<std::int64_t> assign_sequence(PgConnection& c, const Message& m) {
   return rows.int64(0, 0);
 }
 
-// One INSERT for all of a message's deliveries.
-Status insert_deliveries(PgConnection& c, const std::vector<Delivery>& ds) {
+// One INSERT for all of a message's deliveries. `in_feed` false: feed_xid NULL (a resend);
+// else the column's default, the writing transaction's id.
+Status insert_deliveries(PgConnection& c, const std::vector<Delivery>& ds, bool in_feed = true) {
   if (ds.empty()) return {};
   constexpr int kColumns = 9;
   std::string values;
@@ -78,15 +79,16 @@ Status insert_deliveries(PgConnection& c, const std::vector<Delivery>& ds) {
   for (std::size_t i = 0; i < ds.size(); ++i) {
     const Delivery& d = ds[i];
     const int first = static_cast<int>(i) * kColumns + 1;
-    values +=
-        fmt::format("{}({}, 'pending', 0, ${}, ${}, ${}, ${}, ${})", i ? ", " : "",
-                    placeholders(4, first), first + 4, first + 5, first + 6, first + 7, first + 8);
+    values += fmt::format("{}({}, 'pending', 0, ${}, ${}, ${}, ${}, ${}, {})", i ? ", " : "",
+                          placeholders(4, first), first + 4, first + 5, first + 6, first + 7,
+                          first + 8, in_feed ? "DEFAULT" : "NULL");
     params.add_all(d.id, d.msg_id, d.endpoint_id, d.app_id, d.next_attempt_at, d.ordering_key,
                    d.sequence, d.created_at, d.updated_at);
   }
   HOOKD_CHECK(
       c.query("INSERT INTO deliveries (id, msg_id, endpoint_id, app_id, status, attempts, "
-              "next_attempt_at, ordering_key, sequence, created_at, updated_at) VALUES " +
+              "next_attempt_at, ordering_key, sequence, created_at, updated_at, feed_xid) "
+              "VALUES " +
                   values,
               params));
   return {};
@@ -147,7 +149,7 @@ Status insert_plain_deliveries(PgConnection& c, const std::vector<Delivery>& ds,
 Result<Delivery> PgStore::insert_delivery_in_tx(PgConnection& c, const Message& msg,
                                                 const std::string& endpoint_id, Millis now) {
   Delivery d = new_delivery(msg, endpoint_id, ids_.next("dlv"), now);
-  HOOKD_CHECK(insert_deliveries(c, {d}));
+  HOOKD_CHECK(insert_deliveries(c, {d}, /*in_feed=*/false));
   return d;
 }
 

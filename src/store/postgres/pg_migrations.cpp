@@ -248,6 +248,19 @@ CREATE INDEX proxy_keys_by_proxy ON proxy_keys(proxy, state, id);
 CREATE INDEX proxy_keys_expiry ON proxy_keys(expires_at) WHERE expires_at > 0;
 )sql";
 
+// Version 7: the outbound feed (docs/reconciliation.md). feed_xid is the id of the
+// transaction that wrote the delivery (a stable default: rows from before this version all
+// get the migration's own); a page reads only rows below the oldest transaction still in
+// flight, so a slow commit never lands behind a reader's cursor. NULL: not in the feed (a
+// resend). feed_token_sha256: the SHA-256 (hex) of the endpoint's feed token.
+constexpr std::string_view kV7 = R"sql(
+ALTER TABLE deliveries ADD COLUMN feed_xid xid8 DEFAULT pg_current_xact_id();
+CREATE INDEX deliveries_feed ON deliveries(endpoint_id, feed_xid, id) WHERE feed_xid IS NOT NULL;
+ALTER TABLE endpoints ADD COLUMN feed_token_sha256 TEXT COLLATE "C";
+CREATE UNIQUE INDEX endpoints_by_feed_token ON endpoints(feed_token_sha256)
+  WHERE feed_token_sha256 IS NOT NULL;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -270,6 +283,7 @@ const std::vector<Migration>& pg_migrations() {
       {4, "message tags", kV4},
       {5, "endpoint revisions", kV5},
       {6, "proxy keys", kV6},
+      {7, "outbound feed", kV7},
       // clang-format on
   };
   return kAll;

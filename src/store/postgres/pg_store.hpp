@@ -116,6 +116,14 @@ class PgStore final : public Store {
   Result<Page<Attempt>> list_attempts_by_endpoint(const std::string& endpoint_id,
                                                   const PageRequest& page) override;
 
+  // FeedStore
+  Result<FeedPage> feed_page(const std::string& endpoint_id, const std::string& iterator,
+                             int limit) override;
+  Status set_feed_token(const std::string& app_id, const std::string& endpoint_id,
+                        const std::string& token_sha256, bool replace,
+                        std::optional<AuditEntry> audit) override;
+  Result<std::string> feed_token_endpoint(const std::string& token_sha256) override;
+
   // InboxStore
   Result<InboxInsertOutcome> inbox_insert(InboxEvent ev) override;
   Result<std::vector<InboxInsertOutcome>> inbox_insert_batch(std::vector<InboxEvent> evs) override;
@@ -212,6 +220,7 @@ class PgStore final : public Store {
   Result<IdempotencyRecord> complete_key_in_tx(PgConnection& c, const PublishKey& key,
                                                const StoredResponse& response, Millis now);
   Result<AuditEntry> append_audit_in_tx(PgConnection& c, AuditEntry entry, Millis now);
+  // A delivery outside the feed (a resend: the message is in the feed already).
   Result<Delivery> insert_delivery_in_tx(PgConnection& c, const Message& msg,
                                          const std::string& endpoint_id, Millis now);
   // The inbox's status changes and claim as one transaction sent as one pipeline

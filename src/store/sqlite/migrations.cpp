@@ -251,6 +251,25 @@ CREATE INDEX proxy_keys_by_proxy ON proxy_keys(proxy, state, id);
 CREATE INDEX proxy_keys_expiry ON proxy_keys(expires_at) WHERE expires_at > 0;
 )sql";
 
+// Version 7: the outbound feed (docs/reconciliation.md). feed_seq is a delivery's position
+// in its endpoint's feed, taken from the one-row feed_counter in the publishing transaction
+// (the single writer makes that commit order; not the rowid, which SQLite may reuse after a
+// delete). NULL: not in the feed (a resend). Rows from before this version keep their
+// insertion order. feed_token_sha256: the SHA-256 (hex) of the endpoint's feed token.
+constexpr std::string_view kV7 = R"sql(
+ALTER TABLE deliveries ADD COLUMN feed_seq INTEGER;
+UPDATE deliveries SET feed_seq = rowid;
+CREATE TABLE feed_counter (
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  last_seq INTEGER NOT NULL
+);
+INSERT INTO feed_counter (id, last_seq) SELECT 1, COALESCE(MAX(rowid), 0) FROM deliveries;
+CREATE INDEX deliveries_feed ON deliveries(endpoint_id, feed_seq) WHERE feed_seq IS NOT NULL;
+ALTER TABLE endpoints ADD COLUMN feed_token_sha256 TEXT;
+CREATE UNIQUE INDEX endpoints_by_feed_token ON endpoints(feed_token_sha256)
+  WHERE feed_token_sha256 IS NOT NULL;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -270,6 +289,7 @@ const std::vector<Migration>& migrations() {
       {4, "message tags", kV4},
       {5, "endpoint revisions", kV5},
       {6, "proxy keys", kV6},
+      {7, "outbound feed", kV7},
       // clang-format on
   };
   return kAll;

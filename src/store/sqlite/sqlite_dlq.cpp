@@ -59,6 +59,11 @@ Result<int> SqliteStore::replay_dead(const std::vector<std::string>& delivery_id
       up.bind_all(now, to_endpoint_id, id);
       HOOKD_TRY(after, single<Delivery>(up, read_delivery, "delivery"));
       HOOKD_CHECK(up.run());
+      if (after.endpoint_id != before.endpoint_id) {  // new to that endpoint's feed: at its end
+        HOOKD_TRY(seq, take_feed_seqs(c, 1));
+        HOOKD_TRY(move, c.prepare("UPDATE deliveries SET feed_seq = ? WHERE id = ?"));
+        HOOKD_CHECK(move.bind_all(seq, id).run());
+      }
       HOOKD_CHECK(append_audit_in_tx(c, delivery_audit(audit, before, after), now));
     }
     return static_cast<int>(delivery_ids.size());
@@ -94,7 +99,8 @@ Result<Delivery> SqliteStore::resend(const std::string& msg_id, const std::strin
     HOOKD_CHECK(q.run());
     HOOKD_CHECK(require_endpoint_of_app(c, endpoint_id, msg.app_id));
     const Millis now = clock_.now_ms();
-    HOOKD_TRY(delivery, insert_delivery_in_tx(c, msg, endpoint_id, now));
+    // Not in the feed: the message is there already, at its publish position.
+    HOOKD_TRY(delivery, insert_delivery_in_tx(c, msg, endpoint_id, now, std::nullopt));
     if (audit) {
       HOOKD_CHECK(
           append_audit_in_tx(c, completed_audit(*audit, msg.id, resend_state_json(delivery)), now));

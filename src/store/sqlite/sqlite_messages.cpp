@@ -56,16 +56,28 @@ bool item_level(const Error& e) {
 }  // namespace
 
 Result<Delivery> SqliteStore::insert_delivery_in_tx(Connection& c, const Message& msg,
-                                                    const std::string& endpoint_id, Millis now) {
+                                                    const std::string& endpoint_id, Millis now,
+                                                    std::optional<std::int64_t> feed_seq) {
   Delivery d = new_delivery(msg, endpoint_id, ids_.next("dlv"), now);
   HOOKD_TRY(ins,
             c.prepare("INSERT INTO deliveries (id, msg_id, endpoint_id, app_id, status, attempts, "
-                      "next_attempt_at, ordering_key, sequence, created_at, updated_at) "
-                      "VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)"));
+                      "next_attempt_at, ordering_key, sequence, created_at, updated_at, feed_seq) "
+                      "VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, ?)"));
   HOOKD_CHECK(ins.bind_all(d.id, d.msg_id, d.endpoint_id, d.app_id, d.next_attempt_at,
-                           d.ordering_key, d.sequence, d.created_at, d.updated_at)
+                           d.ordering_key, d.sequence, d.created_at, d.updated_at, feed_seq)
                   .run());
   return d;
+}
+
+Result<std::int64_t> SqliteStore::take_feed_seqs(Connection& c, std::int64_t count) {
+  HOOKD_TRY(q, c.prepare("UPDATE feed_counter SET last_seq = last_seq + ? WHERE id = 1 "
+                         "RETURNING last_seq"));
+  q.bind_all(count);
+  HOOKD_TRY(row, q.step());
+  if (!row) return fail(ErrorCode::kInternal, "the feed counter row is missing");
+  const std::int64_t last = q.int64(0);
+  HOOKD_CHECK(q.run());
+  return last - count + 1;
 }
 
 // Item-level failures (kInvalidArgument, kNotFound) must happen before the first write:
@@ -100,9 +112,11 @@ Result<PublishOutcome> SqliteStore::publish_in_tx(Connection& c, const NewMessag
     HOOKD_CHECK(up.bind_all(seq, m.id).run());
   }
   HOOKD_TRY(routes, enabled_endpoints(c, m.app_id));
+  std::erase_if(routes, [&](const EndpointRoute& ep) { return !routes_to(ep, in); });
+  if (routes.empty()) return out;
+  HOOKD_TRY(feed_seq, take_feed_seqs(c, static_cast<std::int64_t>(routes.size())));
   for (const auto& ep : routes) {
-    if (!routes_to(ep, in)) continue;
-    HOOKD_CHECK(insert_delivery_in_tx(c, m, ep.id, now));
+    HOOKD_CHECK(insert_delivery_in_tx(c, m, ep.id, now, feed_seq++));
     ++out.deliveries_created;
   }
   return out;

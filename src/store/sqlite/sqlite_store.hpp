@@ -119,6 +119,14 @@ class SqliteStore final : public Store {
   Result<Page<Attempt>> list_attempts_by_endpoint(const std::string& endpoint_id,
                                                   const PageRequest& page) override;
 
+  // FeedStore
+  Result<FeedPage> feed_page(const std::string& endpoint_id, const std::string& iterator,
+                             int limit) override;
+  Status set_feed_token(const std::string& app_id, const std::string& endpoint_id,
+                        const std::string& token_sha256, bool replace,
+                        std::optional<AuditEntry> audit) override;
+  Result<std::string> feed_token_endpoint(const std::string& token_sha256) override;
+
   // InboxStore
   Result<InboxInsertOutcome> inbox_insert(InboxEvent ev) override;
   Result<std::vector<InboxInsertOutcome>> inbox_insert_batch(std::vector<InboxEvent> evs) override;
@@ -241,8 +249,12 @@ class SqliteStore final : public Store {
                           const std::string& lease_owner, Millis now);
   Result<int> expedite_in_tx(Connection& c, const std::string& endpoint_id, Millis now);
   Result<AuditEntry> append_audit_in_tx(Connection& c, AuditEntry entry, Millis now);
+  // `feed_seq`: the delivery's feed position (take_feed_seqs), nullopt = not in the feed.
   Result<Delivery> insert_delivery_in_tx(Connection& c, const Message& msg,
-                                         const std::string& endpoint_id, Millis now);
+                                         const std::string& endpoint_id, Millis now,
+                                         std::optional<std::int64_t> feed_seq);
+  // Reserves `count` feed positions; returns the first (the counter row, same transaction).
+  Result<std::int64_t> take_feed_seqs(Connection& c, std::int64_t count);
   Result<InboxInsertOutcome> inbox_insert_in_tx(Connection& c, InboxEvent& ev, Millis now);
   Result<std::vector<InboxInsertOutcome>> inbox_insert_batch_in_tx(Connection& c,
                                                                    std::vector<InboxEvent>& evs,
