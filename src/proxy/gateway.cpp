@@ -21,14 +21,6 @@ net::HttpResponse with_retry_after(net::HttpResponse response, int seconds) {
   return response;
 }
 
-store::HeaderPairs stored_headers(const net::AttemptResult& result) {
-  store::HeaderPairs out;
-  for (const auto& [name, value] : result.headers) {
-    if (!is_hop_by_hop(name, result.headers)) out.emplace_back(name, value);
-  }
-  return out;
-}
-
 }  // namespace
 
 struct Gateway::Call {
@@ -43,7 +35,7 @@ struct Gateway::Call {
 net::HttpResponse answer_of(const net::AttemptResult& result) {
   net::HttpResponse response;
   response.status = result.status;
-  for (auto& [name, value] : stored_headers(result)) response.headers.add(name, value);
+  for (auto& [name, value] : end_to_end_headers(result.headers)) response.headers.add(name, value);
   response.body = result.body;
   response.file_body = result.body_file;  // a spooled answer is streamed from its file
   return response;
@@ -266,7 +258,7 @@ void Gateway::on_answer(std::shared_ptr<Call> call, net::AttemptResult result) {
     return record(std::move(call), std::move(outcome), answer_of(result), "released");
   }
   outcome.status = result.status;
-  outcome.headers = stored_headers(result);
+  outcome.headers = end_to_end_headers(result.headers);
   outcome.ttl_ms = route.ttl.count();
   if (result.truncated) {
     outcome.to = store::ProxyKeyOutcome::To::kNotReplayable;

@@ -30,6 +30,26 @@ bool KeyCommitter::record(store::ProxyKeyOutcome outcome, OutcomeDone done) {
   return queue_.submit(std::move(item));
 }
 
+namespace {
+
+// Hands each item its result, moved out of the store's (in order); `results` is null when the
+// batch failed, and every item then gets `error`.
+template <class Item, class Results, class Done>
+void deliver(const std::vector<Item*>& items, Results* results, const Error* error,
+             Done Item::*done) {
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (results == nullptr) {
+      (items[i]->*done)(std::unexpected(*error));
+    } else if (i < results->size()) {
+      (items[i]->*done)(std::move((*results)[i]));
+    } else {
+      (items[i]->*done)(fail(ErrorCode::kInternal, "the store returned too few results"));
+    }
+  }
+}
+
+}  // namespace
+
 // Outcomes and claims keep their order among themselves; the store applies outcomes first.
 void KeyCommitter::commit(std::deque<Item>& batch) {
   store::ProxyWriteBatch write;
@@ -45,24 +65,9 @@ void KeyCommitter::commit(std::deque<Item>& batch) {
     }
   }
   auto written = store_.proxy_write_batch(write);
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    if (!written) {
-      outcomes[i]->outcome_done(std::unexpected(written.error()));
-    } else if (i < written->outcomes.size()) {
-      outcomes[i]->outcome_done(std::move(written->outcomes[i]));
-    } else {
-      outcomes[i]->outcome_done(fail(ErrorCode::kInternal, "the store returned too few results"));
-    }
-  }
-  for (std::size_t i = 0; i < claims.size(); ++i) {
-    if (!written) {
-      claims[i]->claim_done(std::unexpected(written.error()));
-    } else if (i < written->claims.size()) {
-      claims[i]->claim_done(std::move(written->claims[i]));
-    } else {
-      claims[i]->claim_done(fail(ErrorCode::kInternal, "the store returned too few results"));
-    }
-  }
+  const Error* error = written ? nullptr : &written.error();
+  deliver(outcomes, written ? &written->outcomes : nullptr, error, &Item::outcome_done);
+  deliver(claims, written ? &written->claims : nullptr, error, &Item::claim_done);
 }
 
 }  // namespace hookd::proxy

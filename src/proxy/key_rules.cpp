@@ -141,6 +141,14 @@ bool is_hop_by_hop(std::string_view name, const store::HeaderPairs& headers) {
   return false;
 }
 
+store::HeaderPairs end_to_end_headers(const store::HeaderPairs& headers) {
+  store::HeaderPairs out;
+  for (const auto& [name, value] : headers) {
+    if (!is_hop_by_hop(name, headers)) out.emplace_back(name, value);
+  }
+  return out;
+}
+
 std::optional<ProxiedTarget> split_proxied_target(std::string_view target) {
   if (!target.starts_with(kProxyPrefix)) return std::nullopt;
   target.remove_prefix(kProxyPrefix.size());

@@ -59,6 +59,9 @@ Verdict verdict_for(const store::ProxyKey& key, std::string_view fingerprint);
 // the server and client set themselves (Host, Content-Length) are not forwarded either way.
 bool is_hop_by_hop(std::string_view name, const net::HttpHeaders& headers);
 bool is_hop_by_hop(std::string_view name, const store::HeaderPairs& headers);
+// An upstream answer's headers without the hop-by-hop ones, in wire order (what is stored,
+// replayed and passed on).
+store::HeaderPairs end_to_end_headers(const store::HeaderPairs& headers);
 
 // "/proxy/<name>/<rest>?q" -> name and "/<rest>?q"; nullopt when the path is not under the
 // prefix or the name is empty. The rest is "/" when nothing follows the name.

@@ -117,9 +117,7 @@ bool StatusResolver::check_key(const ProxyRoute& route, const store::ProxyKey& k
   } else {
     resolution.outcome = store::ProxyResolution::Outcome::kCompleted;
     resolution.status = result.status;
-    for (const auto& [name, value] : result.headers) {
-      if (!is_hop_by_hop(name, result.headers)) resolution.headers.emplace_back(name, value);
-    }
+    resolution.headers = end_to_end_headers(result.headers);
     resolution.body = result.body;
     resolution.ttl_ms = route.ttl.count();
     resolution.reason = "status_url answered 200: completed";
