@@ -22,7 +22,10 @@ std::unique_ptr<ProxyParts> ProxyParts::build(ProxyDeps deps) {
       options, proxy::GatewayDeps{p->deps_.store, *p->client_, p->metrics_.get(), p->deps_.logger});
   p->resolver_ = std::make_unique<proxy::StatusResolver>(options, p->deps_.store, *p->client_,
                                                          p->deps_.logger);
-  register_proxy_gauges(p->deps_.registry, p->deps_.store, p->deps_.clock);
+  // Without a [[proxy]] there are no keys: no store read on each scrape.
+  if (!options.routes.empty()) {
+    register_proxy_gauges(p->deps_.registry, p->deps_.store, p->deps_.clock);
+  }
   return p;
 }
 
