@@ -39,6 +39,8 @@ inline constexpr std::string_view kInbound = "inb";
 inline constexpr std::string_view kDeadLetter = "dlq";
 inline constexpr std::string_view kAudit = "aud";
 inline constexpr std::string_view kProxyKey = "idk";  // the idempotency gateway's keys
+inline constexpr std::string_view kReconcileRun = "rcr";
+inline constexpr std::string_view kDifference = "rcd";  // a reconciliation difference
 }  // namespace id_prefix
 
 // A prefix is 1-16 characters of [a-z0-9], starting with a letter.

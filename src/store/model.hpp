@@ -168,6 +168,9 @@ struct InboxEvent {
   std::optional<std::string> last_error;
   Headers headers;
   std::string payload;
+  // Written only: the note of the history row an insert adds ("received" for a webhook;
+  // the reconciler's "reconciled: <difference id>").
+  std::string history_note = "received";
 };
 
 struct InboxHistoryEntry {

@@ -18,6 +18,7 @@
 #include "hookd/result.hpp"
 #include "store/model.hpp"
 #include "store/paging.hpp"
+#include "store/reconcile.hpp"
 
 namespace hookd::store {
 
@@ -365,6 +366,9 @@ struct InboxStatusUpdate {
   // Appended to the audit log in the same transaction when the change is made (e.g. the
   // `inbox.dead` entry), so a crash cannot keep the status without its audit row.
   std::optional<AuditEntry> audit;
+  // Recorded in the same transaction unless its (source, kind, subject) is recorded already
+  // (the forwarder's parked_timeout difference, A21): found once, however often re-parked.
+  std::optional<Difference> difference;
 };
 
 // One round trip of a forwarder (see InboxStore::inbox_round): the status changes it
@@ -611,6 +615,7 @@ class Store : public ApplicationStore,
               public IdempotencyStore,
               public ProxyKeyStore,
               public AuditStore,
+              public ReconcileStore,
               public BatchWriter,
               public InboxBatchWriter {
  public:
