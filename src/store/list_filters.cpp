@@ -50,4 +50,10 @@ void filter_proxy_keys(SelectQuery& q, const ProxyKeyFilter& filter) {
   if (filter.state) q.where("state = ?", {std::string(to_string(*filter.state))});
 }
 
+void filter_differences(SelectQuery& q, const DifferenceFilter& filter) {
+  if (filter.source) q.where("source = ?", {*filter.source});
+  if (filter.state) q.where("state = ?", {std::string(to_string(*filter.state))});
+  if (filter.kind) q.where("kind = ?", {std::string(to_string(*filter.kind))});
+}
+
 }  // namespace hookd::store

@@ -24,5 +24,6 @@ void filter_dead_letters(SelectQuery& q, const DeadLetterFilter& filter);
 void filter_inbox(SelectQuery& q, const InboxFilter& filter);
 void filter_audit(SelectQuery& q, const AuditFilter& filter);
 void filter_proxy_keys(SelectQuery& q, const ProxyKeyFilter& filter);
+void filter_differences(SelectQuery& q, const DifferenceFilter& filter);
 
 }  // namespace hookd::store

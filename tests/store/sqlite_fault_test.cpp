@@ -1,9 +1,9 @@
 // Atomicity under faults, SQLite backend: for every statement N of an operation (publish,
 // batch publish, record attempt, DLQ replay, inbox batch insert, the idempotency gateway's
-// batch and resolution), make statement N fail — or "crash" the process right before it
-// (fork + _exit, then reopen the file) — and check the database is then exactly the state
-// before the operation, never half-done; and that the operation run to the end leaves
-// exactly the state after.
+// batch and resolution, the reconciler's page, findings and action), make statement N fail — or
+// "crash" the process right before it (fork + _exit, then reopen the file) — and check the database
+// is then exactly the state before the operation, never half-done; and that the operation run to
+// the end leaves exactly the state after.
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,7 +27,10 @@ class StatementFaults final : public FaultInjector {
     seen_ = 0;
   }
   int seen() const { return seen_; }
-  Status before_statement(std::string_view) override {
+  // A relaxed write's PRAGMA synchronous switches are not part of its transaction (a failing
+  // one only makes that commit durable), so they are not counted.
+  Status before_statement(std::string_view sql) override {
+    if (sql.starts_with("PRAGMA")) return {};
     ++seen_;
     if (mode_ == Mode::kCount || seen_ != at_) return {};
     if (mode_ == Mode::kCrash) ::_exit(0);  // as kill -9: no commit, no cleanup
@@ -73,7 +76,32 @@ std::string snapshot(const std::string& path) {
 struct Ids {
   std::string app, plain_ep, leased, dead;
   std::string proxy_held, proxy_unknown;  // a claimed and an unknown idempotency gateway key
+  std::string run, manual;  // a reconcile run of "src" holding its lease; an open difference
 };
+
+ReconcileItem feed_item(const std::string& event_id) {
+  ReconcileItem item;
+  item.event.source = "src";
+  item.event.event_id = event_id;
+  item.event.payload = std::string("{\"id\":\"\x00\xff", 9) + event_id + "\"}";
+  item.difference.detail = "missing " + event_id;
+  item.difference.evidence.request = "GET http://127.0.0.1:9/feed";
+  item.difference.evidence.excerpt = "[...]";
+  return item;
+}
+
+ReconcilePage feed_page(const Ids& ids, std::vector<ReconcileItem> items, bool repair) {
+  ReconcilePage p;
+  p.source = "src";
+  p.run_id = ids.run;
+  p.lease_owner = "node/reconcile";
+  p.items = std::move(items);
+  p.repair = repair;
+  p.next_cursor = "c-" + std::to_string(p.items.size());
+  p.watermark_at = 1'700'000'000'500;
+  p.lease_ms = 600'000;
+  return p;
+}
 
 ProxyClaim proxy_claim(const std::string& key, const std::string& owner) {
   ProxyClaim c;
@@ -147,6 +175,16 @@ class FaultTest : public ::testing::TestWithParam<Scenario> {
     ids.proxy_held = held.claims.at(0)->key.id;
     ids.proxy_unknown = held.claims.at(1)->key.id;
     EXPECT_EQ(store->proxy_orphan_owner("old/proxy").value(), 1);
+    InboxEvent have;
+    have.source = "src";
+    have.event_id = "have";
+    have.payload = "{}";
+    EXPECT_TRUE(store->inbox_insert(have).has_value());
+    ids.run = store->reconcile_begin("src", "node/reconcile", 600'000, "api").value().run.id;
+    ids.manual = store->reconcile_apply_page(feed_page(ids, {feed_item("m1")}, false))
+                     .value()
+                     .recorded.at(0)
+                     .id;
     clock_.advance(1000);
     return ids;
   }
@@ -317,6 +355,40 @@ const std::vector<Scenario> kScenarios = {
        res.reason = "checked";
        AuditEntry audit = audit_entry("idempotency.resolve");
        return s.proxy_resolve(ids.proxy_unknown, res, audit).has_value();
+     }},
+    {"ReconcileApplyPage",
+     [](Store& s, const Ids& ids) {
+       auto page = feed_page(
+           ids, {feed_item("have"), feed_item("m1"), feed_item("n1"), feed_item("n2")}, true);
+       auto r = s.reconcile_apply_page(page);
+       return r.has_value() && r->recorded.size() == 2 && r->repaired == 2;
+     }},
+    {"ReconcileRecord",
+     [](Store& s, const Ids& ids) {
+       std::vector<DifferenceFinding> findings(3);
+       findings[0].difference.run_id = ids.run;
+       findings[0].difference.source = "src";
+       findings[0].difference.kind = DifferenceKind::kStuck;
+       findings[0].difference.subject = "entity-1";
+       findings[1].difference = findings[0].difference;
+       findings[1].difference.kind = DifferenceKind::kStateMismatch;
+       findings[1].difference.subject = "entity-1\ndone";
+       findings[1].difference.repair_event = feed_item("synth").event;
+       findings[1].repair = true;
+       findings[2] = findings[0];  // recorded by the first
+       auto r = s.reconcile_record(findings);
+       return r.has_value() && r->size() == 2;
+     }},
+    {"ReconcileAct",
+     [](Store& s, const Ids& ids) {
+       DifferenceAct act;
+       act.difference_id = ids.manual;
+       act.action = DifferenceAction::kRepair;
+       act.by = "ops";
+       act.reason = "customer asked";
+       act.audit = audit_entry("reconcile.resolve", ids.manual);
+       auto r = s.reconcile_act(act);
+       return r.has_value() && r->state == DifferenceState::kRepaired;
      }},
 };
 

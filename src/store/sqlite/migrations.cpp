@@ -270,6 +270,72 @@ CREATE UNIQUE INDEX endpoints_by_feed_token ON endpoints(feed_token_sha256)
   WHERE feed_token_sha256 IS NOT NULL;
 )sql";
 
+// Version 8: the inbound reconciler (docs/reconciliation.md, docs/storage.md "Migration 8").
+// One row per source: the feed's cursor and watermark, and the lease that lets one run at a
+// time across nodes. Runs. Differences, unique per (source, kind, subject); the repair event
+// is kept so a person can repair later (its fields as JSON, its payload byte-exact), and
+// `state` is the latest action's outcome (written with each action). Actions: append-only.
+// inbox_entities_open serves the stuck-entity scan (non-terminal states, oldest first).
+constexpr std::string_view kV8 = R"sql(
+CREATE TABLE reconcile_sources (
+  source       TEXT PRIMARY KEY,
+  cursor       TEXT NOT NULL DEFAULT '',
+  watermark_at INTEGER,
+  lease_owner  TEXT,
+  lease_until  INTEGER
+);
+CREATE TABLE reconcile_runs (
+  id                TEXT PRIMARY KEY,
+  source            TEXT NOT NULL,
+  trigger           TEXT NOT NULL,
+  owner             TEXT NOT NULL,
+  started_at        INTEGER NOT NULL,
+  finished_at       INTEGER,
+  items_read        INTEGER NOT NULL DEFAULT 0,
+  differences_found INTEGER NOT NULL DEFAULT 0,
+  repaired          INTEGER NOT NULL DEFAULT 0,
+  error             TEXT
+);
+CREATE INDEX reconcile_runs_by_source ON reconcile_runs(source, id);
+CREATE TABLE reconcile_differences (
+  id               TEXT PRIMARY KEY,
+  run_id           TEXT NOT NULL DEFAULT '',
+  source           TEXT NOT NULL,
+  kind             TEXT NOT NULL,
+  subject          TEXT NOT NULL,
+  event_id         TEXT,
+  entity_key       TEXT,
+  local_state      TEXT,
+  remote_state     TEXT,
+  detail           TEXT NOT NULL DEFAULT '',
+  evidence_request TEXT NOT NULL DEFAULT '',
+  evidence_status  INTEGER,
+  evidence_excerpt BLOB NOT NULL DEFAULT x'',
+  evidence_sha256  TEXT NOT NULL DEFAULT '',
+  repair_event     TEXT,
+  repair_payload   BLOB NOT NULL DEFAULT x'',
+  state            TEXT NOT NULL,
+  found_at         INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  UNIQUE (source, kind, subject)
+);
+CREATE INDEX reconcile_differences_by_state ON reconcile_differences(state, id);
+CREATE INDEX reconcile_differences_by_source ON reconcile_differences(source, state, id);
+CREATE TABLE reconcile_actions (
+  seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+  difference_id TEXT NOT NULL REFERENCES reconcile_differences(id),
+  action        TEXT NOT NULL,
+  actor         TEXT NOT NULL,
+  reason        TEXT NOT NULL DEFAULT '',
+  before        TEXT NOT NULL DEFAULT '',
+  after         TEXT NOT NULL DEFAULT '',
+  at            INTEGER NOT NULL
+);
+CREATE INDEX reconcile_actions_by_difference ON reconcile_actions(difference_id, seq);
+CREATE INDEX inbox_entities_open ON inbox_entities(source, updated_at)
+  WHERE terminal = 0 AND state IS NOT NULL;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -290,6 +356,7 @@ const std::vector<Migration>& migrations() {
       {5, "endpoint revisions", kV5},
       {6, "proxy keys", kV6},
       {7, "outbound feed", kV7},
+      {8, "reconciler", kV8},
       // clang-format on
   };
   return kAll;

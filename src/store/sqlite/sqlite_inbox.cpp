@@ -167,7 +167,7 @@ Result<InboxInsertOutcome> SqliteStore::inbox_insert_in_tx(Connection& c, InboxE
     if (!row) return fail(ErrorCode::kInternal, "inbox insert ignored without duplicate");
     return InboxInsertOutcome{false, q.text(0)};
   }
-  HOOKD_CHECK(insert_history(c, ev.id, now, std::nullopt, InboxStatus::kReceived, "received"));
+  HOOKD_CHECK(insert_history(c, ev.id, now, std::nullopt, InboxStatus::kReceived, ev.history_note));
   return InboxInsertOutcome{true, ev.id};
 }
 
