@@ -1,6 +1,7 @@
 // Api: hookd's REST API — the Svix-compatible routes (applications, event types, endpoints,
 // messages, attempts, resend, recover, health) plus hookd's own additions under
-// /api/v1/hookd/... (dead-letter queue, audit log, endpoint enable/disable). See docs/api.md.
+// /api/v1/hookd/... (dead-letter queue, audit log, endpoint enable/disable, inbox,
+// idempotency keys, reconciliation). See docs/api.md.
 //
 // It is transport-free: the composition root hands every request under /api/ to handle()
 // and wraps the server's Responder into a Respond. handle() never blocks on the network; it
@@ -23,6 +24,7 @@
 
 #include "api/auth.hpp"
 #include "api/publish_port.hpp"
+#include "api/reconcile_port.hpp"
 #include "core/address_policy.hpp"
 #include "hookd/env.hpp"
 #include "hookd/result.hpp"
@@ -62,6 +64,9 @@ struct ApiDeps {
   ops::Registry* registry = nullptr;     // optional: API counters (auth failures, publishes)
   ops::Logger* logger = nullptr;         // optional
   ApiOptions options = {};
+  // The reconcilers (run now, resolve a difference); null = no [source.reconcile] anywhere:
+  // those two routes answer 404 "no reconciler", the lists still read the store.
+  ReconcilePort* reconcile = nullptr;
 };
 
 class Api {

@@ -146,6 +146,13 @@ class Api::Impl {
   Reply list_inbox(Call& call);
   Reply get_inbox(Call& call);
   Reply replay_inbox(Call& call);
+  // The reconcilers' runs and differences (handlers_reconcile.cpp).
+  Reply start_reconcile_run(Call& call);
+  Reply list_reconcile_runs(Call& call);
+  Reply get_reconcile_run(Call& call);
+  Reply list_differences(Call& call);
+  Reply get_difference(Call& call);
+  Reply resolve_difference(Call& call);
 
   ApiDeps deps_;
   TokenAuth auth_;

@@ -78,6 +78,13 @@ void Api::Impl::add_hookd_routes() {
   sync("GET", "/api/v1/hookd/idempotency", &Impl::list_proxy_keys);
   sync("GET", "/api/v1/hookd/idempotency/{key_id}", &Impl::get_proxy_key);
   sync("POST", "/api/v1/hookd/idempotency/{key_id}/resolve", &Impl::resolve_proxy_key);
+  const std::string reconcile = "/api/v1/hookd/reconcile";
+  sync("POST", reconcile + "/{source}/run", &Impl::start_reconcile_run);
+  sync("GET", reconcile + "/runs", &Impl::list_reconcile_runs);
+  sync("GET", reconcile + "/runs/{run_id}", &Impl::get_reconcile_run);
+  sync("GET", reconcile + "/differences", &Impl::list_differences);
+  sync("GET", reconcile + "/differences/{difference_id}", &Impl::get_difference);
+  sync("POST", reconcile + "/differences/{difference_id}/resolve", &Impl::resolve_difference);
 }
 
 }  // namespace hookd::api

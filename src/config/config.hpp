@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,36 @@ struct ForwardConfig {
   std::vector<std::string> headers;  // inbound headers copied onto the forward
 };
 
+enum class ReconcileRepair { kAuto, kManual };
+
+// [source.reconcile]: the source's reconciler (docs/reconciliation.md): it pages a feed of the
+// provider's events and inserts what hookd never received, and asks the provider about
+// entities stuck in a non-terminal state. JSON pointers are RFC 6901 ("" where allowed = not
+// used). At least one of feed_url and status_url is set.
+struct ReconcileConfig {
+  Duration interval = std::chrono::minutes(5);  // between runs; 0 = only on demand (API, CLI)
+  std::string feed_url;         // a hookd feed, or any paged JSON list of the provider's events
+  std::string feed_token;       // sent as Authorization: Bearer (a secret)
+  std::string items = "/data";  // the page's list of items
+  std::string item_id = "/id";  // in each item: the event id (the dedup key)
+  std::string item_body = "/payload";     // in each item: the event's body; "" = the item itself
+  std::string item_time = "/timestamp";   // RFC 3339 or unix seconds; "" = none (no watermark)
+  std::string next_cursor = "/iterator";  // in the page: the next page's cursor
+  std::string done = "/done";             // in the page: true when there is no more now
+  std::string cursor_param = "iterator";  // the query parameter the cursor is sent in
+  Duration overlap = std::chrono::minutes(10);  // re-read before the watermark (no cursor)
+  std::string status_url;  // "" = no stuck check; e.g. "http://provider/contracts/{entity}"
+  std::string status_state = "/status";             // the state in the status answer
+  Duration stuck_after = std::chrono::minutes(30);  // non-terminal this long = checked
+  ReconcileRepair repair = ReconcileRepair::kAuto;  // manual: record, a person repairs
+  int max_pages_per_run = 10000;
+  std::uint64_t max_page_bytes = 16 * kMiB;
+  Duration page_timeout = std::chrono::seconds(30);    // one feed page, connect included
+  Duration status_timeout = std::chrono::seconds(10);  // one status_url call
+  int max_stuck_per_run = 1000;                        // entities checked per run
+  Duration lease = std::chrono::seconds(60);           // one run per source across nodes; renewed
+};
+
 // [[source]]: one inbound source, served at /in/<name>.
 struct SourceConfig {
   std::string name;
@@ -172,6 +203,7 @@ struct SourceConfig {
   HmacHexTsConfig hmac_hex_ts;
   HmacConfig hmac;
   TokenConfig token;
+  std::optional<ReconcileConfig> reconcile;  // [source.reconcile]; nullopt = no reconciler
 };
 
 // [[proxy]]: one idempotency gateway route (docs/proxy.md): requests to /proxy/<name>/<rest>

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <optional>
 #include <sstream>
 #include <type_traits>
 
@@ -24,7 +25,9 @@ std::string redact_url_password(const std::string& url) {
   return url.substr(0, colon + 1) + kRedacted + url.substr(at);
 }
 
-bool is_secret_key(std::string_view key) { return key == "secrets" || key == "secret"; }
+bool is_secret_key(std::string_view key) {
+  return key == "secrets" || key == "secret" || key == "feed_token";
+}
 
 class TomlWriter {
  public:
@@ -55,6 +58,11 @@ class TomlWriter {
     table_.insert_or_assign(key, std::move(child));
   }
 
+  template <class T, class F>
+  void optional_table(std::string_view key, std::optional<T>& value, F&& visit) {
+    if (value) table(key, [&](TomlWriter& child) { visit(child, *value); });
+  }
+
  private:
   toml::array to_node(const std::vector<ApiToken>& tokens, bool) const {
     toml::array out;
@@ -71,7 +79,7 @@ class TomlWriter {
     return out;
   }
   std::string to_node(const std::string& text, bool redact) const {
-    return redact ? kRedacted : text;
+    return redact && !text.empty() ? kRedacted : text;  // "" stays "": nothing is hidden
   }
   std::string to_node(Duration value, bool) const { return format_duration(value); }
   std::int64_t to_node(int value, bool) const { return value; }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "config/fields.hpp"
@@ -39,6 +40,17 @@ class EnvReader {
     EnvReader child(env_, var_prefix_ + env_name_part(key) + "_",
                     path_prefix_ + std::string(key) + ".", registry_, origins_, problems_);
     visit(child);
+    applied_ += child.applied_;
+  }
+
+  // A sub-table that may be absent: its variables are always known, and setting one creates
+  // it (with its defaults for the other keys), so the environment can turn it on.
+  template <class T, class F>
+  void optional_table(std::string_view key, std::optional<T>& out, F&& visit) {
+    T value = out.value_or(T{});
+    const int before = applied_;
+    table(key, [&](EnvReader& child) { visit(child, value); });
+    if (out || applied_ > before) out = std::move(value);
   }
 
  private:
@@ -56,6 +68,7 @@ class EnvReader {
       problems_.add(path, "env " + var, ok.error());
     } else {
       origins_.set(path, "env " + var);
+      ++applied_;
     }
   }
 
@@ -65,6 +78,7 @@ class EnvReader {
   Registry& registry_;
   Origins& origins_;
   Problems& problems_;
+  int applied_ = 0;  // variables applied through this reader and its children
 };
 
 constexpr std::array<std::string_view, 9> kSectionPrefixes{

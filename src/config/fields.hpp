@@ -8,6 +8,11 @@
 //                                       std::vector<ApiToken>
 //   v.bytes(key, std::uint64_t&)     a byte size
 //   v.table(key, fn)                 a sub-table; fn(V& child)
+//   v.optional_table(key, std::optional<T>& member, fn)
+//                                    a sub-table that may be absent; fn(V& child, T& value).
+//                                    Readers create the value when the table (or one of its
+//                                    variables) is there; writers skip an absent one; listers
+//                                    visit a default T.
 // Thread-safety: stateless templates.
 #pragma once
 
@@ -91,6 +96,31 @@ void visit_metrics(V& v, MetricsConfig& m) {
   v.field("path", m.path);
 }
 
+template <class V>
+void visit_reconcile(V& v, ReconcileConfig& r) {
+  v.field("interval", r.interval);
+  v.field("feed_url", r.feed_url);
+  v.field("feed_token", r.feed_token);
+  v.field("items", r.items);
+  v.field("item_id", r.item_id);
+  v.field("item_body", r.item_body);
+  v.field("item_time", r.item_time);
+  v.field("next_cursor", r.next_cursor);
+  v.field("done", r.done);
+  v.field("cursor_param", r.cursor_param);
+  v.field("overlap", r.overlap);
+  v.field("status_url", r.status_url);
+  v.field("status_state", r.status_state);
+  v.field("stuck_after", r.stuck_after);
+  v.field("repair", r.repair);
+  v.field("max_pages_per_run", r.max_pages_per_run);
+  v.bytes("max_page_bytes", r.max_page_bytes);
+  v.field("page_timeout", r.page_timeout);
+  v.field("status_timeout", r.status_timeout);
+  v.field("max_stuck_per_run", r.max_stuck_per_run);
+  v.field("lease", r.lease);
+}
+
 // Every key of one [[source]] except `name`, which identifies the source (and its
 // environment variables) and so is read separately.
 template <class V>
@@ -132,6 +162,8 @@ void visit_source(V& v, SourceConfig& s) {
     t.field("header", s.token.header);
     t.field("prefix", s.token.prefix);
   });
+  v.optional_table("reconcile", s.reconcile,
+                   [](V& t, ReconcileConfig& r) { visit_reconcile(t, r); });
 }
 
 // Every key of one [[proxy]] except `name` (read separately, as for [[source]]).

@@ -48,6 +48,11 @@ constexpr std::array<EnumName<LogFormat>, 2> kFormats{{
     {"text", LogFormat::kText},
 }};
 
+constexpr std::array<EnumName<ReconcileRepair>, 2> kRepairs{{
+    {"auto", ReconcileRepair::kAuto},
+    {"manual", ReconcileRepair::kManual},
+}};
+
 }  // namespace
 
 std::span<const EnumName<SqliteSynchronous>> enum_names(SqliteSynchronous) { return kSynchronous; }
@@ -56,6 +61,7 @@ std::span<const EnumName<HmacAlgorithm>> enum_names(HmacAlgorithm) { return kAlg
 std::span<const EnumName<SignatureEncoding>> enum_names(SignatureEncoding) { return kEncodings; }
 std::span<const EnumName<LogLevel>> enum_names(LogLevel) { return kLevels; }
 std::span<const EnumName<LogFormat>> enum_names(LogFormat) { return kFormats; }
+std::span<const EnumName<ReconcileRepair>> enum_names(ReconcileRepair) { return kRepairs; }
 
 std::string_view default_event_id(Scheme scheme) {
   switch (scheme) {

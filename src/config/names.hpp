@@ -24,6 +24,7 @@ std::span<const EnumName<HmacAlgorithm>> enum_names(HmacAlgorithm);
 std::span<const EnumName<SignatureEncoding>> enum_names(SignatureEncoding);
 std::span<const EnumName<LogLevel>> enum_names(LogLevel);
 std::span<const EnumName<LogFormat>> enum_names(LogFormat);
+std::span<const EnumName<ReconcileRepair>> enum_names(ReconcileRepair);
 
 // Exact (case-sensitive) match against every name and alias.
 template <class E>

@@ -127,11 +127,7 @@ Check check_upstream_url(std::string_view text) {
   const auto scheme_end = text.find("://");
   const auto rest = scheme_end == std::string_view::npos ? text : text.substr(scheme_end + 3);
   const auto authority = rest.substr(0, rest.find_first_of("/?#"));
-  if (authority.find('@') != std::string_view::npos) {
-    return std::unexpected(
-        std::string("URL must not hold user info (user:password@; the value is not shown)"));
-  }
-  if (auto ok = check_http_url(text); !ok) return ok;
+  if (auto ok = check_http_url_without_user_info(text); !ok) return ok;
   if (text.find_first_of("?#") != std::string_view::npos) {
     return std::unexpected("URL " + quoted(text) +
                            " must not have a query or fragment: each request brings its own");
@@ -145,16 +141,33 @@ Check check_upstream_url(std::string_view text) {
 }
 
 Check check_key_url_template(std::string_view text) {
+  return check_url_template(text, "{key}", "http://127.0.0.1:9000/ops/{key}");
+}
+
+Check check_url_template(std::string_view text, std::string_view placeholder,
+                         std::string_view example) {
   if (auto ok = check_http_url(text); !ok) return ok;
   const auto rest = text.substr(text.find("://") + 3);
   const auto after_host = rest.find_first_of("/?#");
-  const auto key = rest.find("{key}");
-  if (key == std::string_view::npos || after_host == std::string_view::npos || key < after_host) {
-    return std::unexpected("URL " + quoted(text) +
-                           " must contain {key} in its path or query (it is replaced by the "
-                           "URL-encoded key), e.g. \"http://127.0.0.1:9000/ops/{key}\"");
+  const auto at = rest.find(placeholder);
+  if (at == std::string_view::npos || after_host == std::string_view::npos || at < after_host) {
+    return std::unexpected("URL " + quoted(text) + " must contain " + std::string(placeholder) +
+                           " in its path or query (it is replaced by the URL-encoded " +
+                           std::string(placeholder.substr(1, placeholder.size() - 2)) + "), e.g. " +
+                           quoted(example));
   }
   return {};
+}
+
+Check check_http_url_without_user_info(std::string_view text) {
+  const auto scheme_end = text.find("://");
+  const auto rest = scheme_end == std::string_view::npos ? text : text.substr(scheme_end + 3);
+  const auto authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (authority.find('@') != std::string_view::npos) {
+    return std::unexpected(
+        std::string("URL must not hold user info (user:password@; the value is not shown)"));
+  }
+  return check_http_url(text);
 }
 
 Check check_method(std::string_view text) {

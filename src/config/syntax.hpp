@@ -33,6 +33,12 @@ Check check_name(std::string_view text);
 Check check_upstream_url(std::string_view text);
 // An http(s) URL with a {key} placeholder in its path or query: "http://h/ops/{key}".
 Check check_key_url_template(std::string_view text);
+// The same with another placeholder: check_url_template(url, "{entity}",
+// "http://provider/contracts/{entity}").
+Check check_url_template(std::string_view text, std::string_view placeholder,
+                         std::string_view example);
+// An http(s) URL without user info (user:password@): a message never quotes one with it.
+Check check_http_url_without_user_info(std::string_view text);
 // An HTTP method as hookd compares it: an RFC 9110 token without lower-case letters ("POST").
 Check check_method(std::string_view text);
 

@@ -1,5 +1,6 @@
 // Reads a TOML document into Config through the key lists in config/fields.hpp.
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,6 +47,12 @@ class TomlReader {
     TomlReader child(*node->as_table(), path(key) + ".", file_label_, origins_, problems_);
     visit(child);
     child.report_unknown_keys();
+  }
+
+  // A sub-table that may be absent: `out` is created when the file has it.
+  template <class T, class F>
+  void optional_table(std::string_view key, std::optional<T>& out, F&& visit) {
+    table(key, [&](TomlReader& child) { visit(child, out ? *out : out.emplace()); });
   }
 
   // Marks a key as known and returns its node, if present.

@@ -1,5 +1,7 @@
 // Validation of [[source]] tables: names, scheme-specific secrets and options, JSON
-// pointers, templates, forward target. Secret values never appear in a message.
+// pointers, templates, forward target, [source.reconcile]. Secret values never appear in a
+// message.
+#include <cctype>
 #include <chrono>
 
 #include "config/checker.hpp"
@@ -10,6 +12,8 @@ namespace hookd::config {
 namespace {
 
 using std::chrono::days;
+using std::chrono::hours;
+using std::chrono::minutes;
 using std::chrono::seconds;
 
 bool contains(std::string_view text, std::string_view part) {
@@ -164,6 +168,102 @@ void check_hmac(Checker& c, const std::string& path, const HmacConfig& h) {
   }
 }
 
+// A query parameter name hookd writes as is: RFC 3986 unreserved characters.
+bool is_query_name(std::string_view text) {
+  if (text.empty()) return false;
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (!std::isalnum(c) && ch != '-' && ch != '.' && ch != '_' && ch != '~') return false;
+  }
+  return true;
+}
+
+// The JSON pointers of [source.reconcile]: each "" or RFC 6901; the feed's item id is needed
+// to dedup, the status answer's state to compare.
+void check_reconcile_pointers(Checker& c, const std::string& p, const ReconcileConfig& r) {
+  for (const auto& [name, value] : {std::pair{"items", &r.items},
+                                    {"item_id", &r.item_id},
+                                    {"item_body", &r.item_body},
+                                    {"item_time", &r.item_time},
+                                    {"next_cursor", &r.next_cursor},
+                                    {"done", &r.done},
+                                    {"status_state", &r.status_state}}) {
+    if (!value->empty()) c.check(p + name, check_json_pointer(*value));
+  }
+  if (!r.feed_url.empty() && r.item_id.empty()) {
+    c.problem(p + "item_id", "is required with feed_url: the item's event id (the dedup key)");
+  }
+  if (!r.feed_url.empty() && !r.next_cursor.empty() && !is_query_name(r.cursor_param)) {
+    c.problem(p + "cursor_param", "must be a query parameter name (letters, digits, -._~), got \"" +
+                                      r.cursor_param + "\"");
+  }
+  if (!r.status_url.empty() && r.status_state.empty()) {
+    c.problem(p + "status_state", "is required with status_url: where the state is in the answer");
+  }
+}
+
+void check_reconcile_feed(Checker& c, const std::string& p, const ReconcileConfig& r) {
+  if (!r.feed_url.empty()) c.check(p + "feed_url", check_http_url_without_user_info(r.feed_url));
+  if (r.feed_token.find_first_of(" \t\r\n") != std::string::npos) {
+    c.problem(p + "feed_token", "contains whitespace (the value is not shown)");
+  }
+  if (!r.feed_token.empty() && r.feed_url.empty()) {
+    c.problem(p + "feed_token", "is set but feed_url is empty: there is no feed to send it to");
+  }
+}
+
+void check_reconcile_status(Checker& c, const std::string& path, const SourceConfig& s) {
+  const std::string p = path + "reconcile.";
+  const ReconcileConfig& r = *s.reconcile;
+  if (r.status_url.empty()) return;
+  if (auto ok = check_http_url_without_user_info(r.status_url); !ok) {
+    c.problem(p + "status_url", ok.error());
+  } else {
+    c.check(p + "status_url",
+            check_url_template(r.status_url, "{entity}", "http://provider/contracts/{entity}"));
+  }
+  for (const auto& [name, value] : {std::pair{"entity_key", &s.entity_key}, {"state", &s.state}}) {
+    if (value->empty()) {
+      c.problem(p + "status_url", std::string("needs ") + path + name +
+                                      ": stuck entities are found by their key and state");
+    }
+  }
+}
+
+void check_reconcile_limits(Checker& c, const std::string& p, const ReconcileConfig& r) {
+  if (r.interval != Duration::zero()) c.range(p + "interval", r.interval, seconds(10), days(7));
+  c.range(p + "overlap", r.overlap, Duration::zero(), days(30));
+  c.range(p + "stuck_after", r.stuck_after, minutes(1), days(365));
+  c.range(p + "max_pages_per_run", r.max_pages_per_run, 1, 1'000'000);
+  c.size_range(p + "max_page_bytes", r.max_page_bytes, kKiB, 256 * kMiB);
+  c.range(p + "page_timeout", r.page_timeout, seconds(1), minutes(10));
+  c.range(p + "status_timeout", r.status_timeout, seconds(1), minutes(10));
+  c.range(p + "max_stuck_per_run", r.max_stuck_per_run, 1, 100'000);
+  c.range(p + "lease", r.lease, seconds(10), hours(1));
+  if (r.lease <= r.page_timeout) {
+    c.problem(p + "lease", "must be longer than " + p +
+                               "page_timeout (the lease is renewed after each page), got " +
+                               Checker::quote(format_duration(r.lease)) +
+                               " <= " + Checker::quote(format_duration(r.page_timeout)));
+  }
+}
+
+// [source.reconcile], when present.
+void check_reconcile(Checker& c, const std::string& path, const SourceConfig& s) {
+  if (!s.reconcile) return;
+  const std::string p = path + "reconcile.";
+  const ReconcileConfig& r = *s.reconcile;
+  if (r.feed_url.empty() && r.status_url.empty()) {
+    c.problem_under(path + "reconcile",
+                    "needs feed_url (a feed of the provider's events) or status_url (the "
+                    "provider's state of one entity), or both");
+  }
+  check_reconcile_feed(c, p, r);
+  check_reconcile_pointers(c, p, r);
+  check_reconcile_status(c, path, s);
+  check_reconcile_limits(c, p, r);
+}
+
 void check_source(Checker& c, const std::string& path, const SourceConfig& s) {
   check_secrets(c, path, s);
   c.range(path + "tolerance", s.tolerance, seconds(1), days(1));
@@ -182,6 +282,7 @@ void check_source(Checker& c, const std::string& path, const SourceConfig& s) {
   check_retry(c, path + "retry.", s.retry, true);
   check_scheme_tables(c, path, s);
   if (s.scheme == Scheme::kHmac) check_hmac(c, path, s.hmac);
+  check_reconcile(c, path, s);
 }
 
 }  // namespace

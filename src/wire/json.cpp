@@ -209,4 +209,60 @@ nlohmann::json to_json(const store::AuditEntry& e) {
           {"after", e.after ? json_or_string(*e.after) : nlohmann::json(nullptr)}};
 }
 
+nlohmann::json to_json(const store::ReconcileRun& r) {
+  const char* state = !r.finished_at ? "running" : r.error ? "failed" : "finished";
+  return {{"id", r.id},
+          {"source", r.source},
+          {"trigger", r.trigger},
+          {"owner", r.owner},
+          {"startedAt", format_time(r.started_at)},
+          {"finishedAt",
+           r.finished_at ? nlohmann::json(format_time(*r.finished_at)) : nlohmann::json(nullptr)},
+          {"itemsRead", r.items_read},
+          {"differencesFound", r.differences_found},
+          {"repaired", r.repaired},
+          {"error", optional_json(r.error)},
+          {"state", state}};
+}
+
+nlohmann::json to_json(const store::Difference& d) {
+  return {{"id", d.id},
+          {"runId", d.run_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.run_id)},
+          {"source", d.source},
+          {"kind", std::string(store::to_string(d.kind))},
+          {"state", std::string(store::to_string(d.state))},
+          {"subject", d.subject},
+          {"eventId", optional_json(d.event_id)},
+          {"entityKey", optional_json(d.entity_key)},
+          {"localState", optional_json(d.local_state)},
+          {"remoteState", optional_json(d.remote_state)},
+          {"detail", d.detail},
+          {"evidence",
+           {{"request", d.evidence.request},
+            {"status", optional_json(d.evidence.status)},
+            {"excerpt", d.evidence.excerpt},
+            {"sha256", d.evidence.sha256}}},
+          {"repairable", d.repair_event.has_value()},
+          {"foundAt", format_time(d.found_at)},
+          {"updatedAt", format_time(d.updated_at)}};
+}
+
+nlohmann::json to_json(const store::DifferenceActionRecord& a) {
+  return {{"action", std::string(store::to_string(a.action))},
+          {"by", a.by},
+          {"reason", a.reason},
+          {"before", a.before},
+          {"after", a.after},
+          {"at", format_time(a.at)}};
+}
+
+nlohmann::json to_json(const store::Difference& difference,
+                       const std::vector<store::DifferenceActionRecord>& actions) {
+  nlohmann::json out = to_json(difference);
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& action : actions) list.push_back(to_json(action));
+  out["actions"] = std::move(list);
+  return out;
+}
+
 }  // namespace hookd::wire

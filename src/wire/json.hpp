@@ -14,6 +14,7 @@
 
 #include "store/model.hpp"
 #include "store/paging.hpp"
+#include "store/reconcile.hpp"
 
 namespace hookd::wire {
 
@@ -38,6 +39,17 @@ std::string feed_json(const std::vector<store::FeedItem>& items, const std::stri
 nlohmann::json to_json(const store::Attempt& attempt);
 nlohmann::json to_json(const store::Delivery& delivery);
 nlohmann::json to_json(const store::AuditEntry& entry);
+
+// The reconciler's records (docs/reconciliation.md). A run's `state` is "running" until it
+// finished, then "failed" (with `error`) or "finished". A difference shows its evidence and
+// whether it can be repaired (`repairable`: it carries an event to insert), never that
+// event's payload.
+nlohmann::json to_json(const store::ReconcileRun& run);
+nlohmann::json to_json(const store::Difference& difference);
+nlohmann::json to_json(const store::DifferenceActionRecord& action);
+// A difference with its `actions`, oldest first (the API's and the CLI's "show one").
+nlohmann::json to_json(const store::Difference& difference,
+                       const std::vector<store::DifferenceActionRecord>& actions);
 
 // A JSON document kept as text (metadata, schemas, payload); invalid text → a JSON string.
 nlohmann::json json_or_string(const std::string& text);

@@ -96,6 +96,7 @@ class ApiTest : public ::testing::Test {
   void start_api() {
     if (api_) api_->stop();
     ApiDeps deps{*store_, *publish_, clock_, random_, &metrics_, &registry_, nullptr, options_};
+    deps.reconcile = reconcile_;
     api_ = std::make_unique<Api>(deps);
     auto started = api_->start();
     ASSERT_TRUE(started.has_value()) << started.error().message;
@@ -175,8 +176,9 @@ class ApiTest : public ::testing::Test {
   std::shared_ptr<FaultSwitch> faults_ = std::make_shared<FaultSwitch>();
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<app::PublishBatcher> publish_;
-  ApiOptions options_;      // start_api() uses these
-  env::FakeRandom random_;  // deterministic "random" bytes (a counter)
+  ApiOptions options_;                  // start_api() uses these
+  ReconcilePort* reconcile_ = nullptr;  // and this (null: no reconciler)
+  env::FakeRandom random_;              // deterministic "random" bytes (a counter)
   ops::Registry registry_;
   ops::HookdMetrics metrics_{registry_};
   std::unique_ptr<Api> api_;

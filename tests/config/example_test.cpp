@@ -52,6 +52,11 @@ struct KeyLister {
                     out};
     visit(child);
   }
+  template <class T, class F>
+  void optional_table(std::string_view key, std::optional<T>&, F&& visit) {
+    T value;
+    table(key, [&](KeyLister& child) { visit(child, value); });
+  }
 };
 
 std::vector<Key> section_keys() {
