@@ -52,6 +52,10 @@ struct Evidence {
 
 inline constexpr std::size_t kMaxEvidenceExcerpt = 4096;
 
+// The stored header of a parked event released without its dependency (DifferenceAct
+// release): the forwarder then forwards it, and the app sees which ids are missing.
+inline constexpr std::string_view kDependencyMissingHeader = "hookd-dependency-missing";
+
 struct Difference {
   std::string id;      // "rcd_..." (assigned by the store)
   std::string run_id;  // "" when found outside a run (the forwarder's park timeout)
