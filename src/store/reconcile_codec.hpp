@@ -32,9 +32,6 @@ inline constexpr std::string_view kDifferenceColumns =
 inline constexpr std::string_view kDifferenceActionColumns =
     "difference_id, action, actor, reason, before, after, at";
 
-// The header a released parked event is forwarded with: its unsettled dependencies.
-inline constexpr std::string_view kDependencyMissingHeader = "hookd-dependency-missing";
-
 // The repair event without its payload, as JSON text (source, event_id, business_key,
 // entity_key, sequence, event_time, depends_on, headers); and back, with the payload.
 std::string encode_repair_event(const InboxEvent& ev);
