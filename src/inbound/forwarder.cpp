@@ -130,6 +130,9 @@ DecisionInput Forwarder::decision_input(const Source& source, const store::Inbox
   if (event.entity_key) {
     if (auto e = deps_.inbox.inbox_entity(event.source, *event.entity_key)) in.entity = *e;
   }
+  // A person or the reconciler waived the dependency (docs/reconciliation.md, A21's hand-off):
+  // forwarded with the header, which tells the app what is missing.
+  if (event.headers.contains(std::string(store::kDependencyMissingHeader))) return in;
   for (const auto& dep : event.depends_on) {
     auto found = deps_.inbox.inbox_find(event.source, dep);
     if (!found || !settled(found->status)) {
@@ -183,6 +186,25 @@ void Forwarder::settle(const Source& source, const store::InboxEvent& event,
   update(std::move(u), source.name(), outcome);
 }
 
+namespace {
+
+store::Difference parked_timeout_difference(const Source& source, const store::InboxEvent& event,
+                                            const std::string& waiting_for) {
+  store::Difference d;
+  d.source = source.name();
+  d.kind = store::DifferenceKind::kParkedTimeout;
+  d.subject = event.event_id;
+  d.event_id = event.event_id;
+  d.entity_key = event.entity_key;
+  d.local_state = "parked";
+  d.detail = fmt::format("waited longer than park_timeout ({} s) for {}",
+                         source.settings.park_timeout.count() / 1000, waiting_for);
+  d.evidence.excerpt = "depends_on: " + waiting_for;
+  return d;
+}
+
+}  // namespace
+
 void Forwarder::park(const Source& source, const store::InboxEvent& event,
                      const DecisionResult& result) {
   const std::int64_t now = now_ms();
@@ -203,10 +225,17 @@ void Forwarder::park(const Source& source, const store::InboxEvent& event,
     return update(std::move(u), source.name(), "parked");
   }
   // Waited too long: flagged for reconciliation; still released if the dependency comes.
-  u.note = "park_timeout: waited longer than park_timeout for " + waiting_for +
-           "; flagged for reconciliation";
+  // The flag (a parked_timeout difference, log, metric) is raised once; later periods only
+  // look again.
   u.error = "park_timeout";
   u.next_attempt_at = now + source.settings.park_timeout.count();
+  if (event.last_error == "park_timeout") {
+    u.note = "parked: still waiting for " + waiting_for + " (flagged for reconciliation)";
+    return update(std::move(u), source.name(), "");
+  }
+  u.note = "park_timeout: waited longer than park_timeout for " + waiting_for +
+           "; flagged for reconciliation";
+  u.difference = parked_timeout_difference(source, event, waiting_for);
   if (deps_.logger) {
     deps_.logger->warn(
         "inbound.park_timeout",

@@ -173,5 +173,71 @@ TEST_F(ForwarderTest, StaleAndSupersededAreNotSent) {  // A19, A20
   EXPECT_EQ(sender_.sent().size(), 2u);
 }
 
+// A21's flag is raised once: the first period past park_timeout records the parked_timeout
+// difference (in the status change's own transaction), logs and counts; later periods only
+// look again. Before, every period re-raised it and nothing read it.
+TEST_F(ForwarderTest, AParkTimeoutIsFlaggedOnceWithOneDifference) {
+  auto c = source_config();
+  c.depends_on = "/after";
+  c.park_timeout = 1s;
+  start(c);
+  store::InboxEvent e;
+  e.source = "shop";
+  e.event_id = "second";
+  e.depends_on = {"first"};
+  e.headers = {{"content-type", "application/json"}};
+  e.payload = R"({"after":"first"})";
+  ASSERT_TRUE(store_->inbox_insert(e));
+  forwarder_->wake();
+  ASSERT_EQ(wait_until_not_open("second"), store::InboxStatus::kParked);
+  auto notes_with = [&](std::string_view prefix) {
+    int n = 0;
+    const auto history = store_->inbox_history(store_->inbox_find("shop", "second")->id);
+    for (const auto& h : *history) {
+      if (h.note.starts_with(prefix)) ++n;
+    }
+    return n;
+  };
+  for (int period = 0; period < 4; ++period) {
+    const int looked = notes_with("park") + notes_with("parked");
+    clock_.advance(1500);
+    forwarder_->wake();
+    hookd::testing::wait_until([&] { return notes_with("park") + notes_with("parked") > looked; });
+  }
+  EXPECT_EQ(notes_with("park_timeout:"), 1);
+  EXPECT_GE(notes_with("parked: still waiting for first"), 2);
+  EXPECT_EQ(store_->inbox_find("shop", "second")->status, store::InboxStatus::kParked);
+  store::DifferenceFilter f;
+  f.kind = store::DifferenceKind::kParkedTimeout;
+  auto diffs = store_->reconcile_list_differences(f, store::PageRequest{});
+  ASSERT_TRUE(diffs) << diffs.error().message;
+  ASSERT_EQ(diffs->data.size(), 1u);
+  EXPECT_EQ(diffs->data[0].subject, "second");
+  EXPECT_EQ(diffs->data[0].local_state, "parked");
+  EXPECT_EQ(diffs->data[0].state, store::DifferenceState::kOpen);
+  EXPECT_TRUE(sender_.sent().empty());
+}
+
+// A dependency waived by a person or the reconciler (the stored hookd-dependency-missing
+// header): forwarded although the dependency never came, the header telling the app.
+TEST_F(ForwarderTest, AWaivedDependencyIsForwardedWithTheHeader) {
+  auto c = source_config();
+  c.depends_on = "/after";
+  start(c);
+  store::InboxEvent e;
+  e.source = "shop";
+  e.event_id = "orphan";
+  e.depends_on = {"never"};
+  e.headers = {{"content-type", "application/json"},
+               {std::string(store::kDependencyMissingHeader), "never"}};
+  e.payload = R"({"after":"never"})";
+  ASSERT_TRUE(store_->inbox_insert(e));
+  forwarder_->wake();
+  ASSERT_EQ(wait_until_not_open("orphan"), store::InboxStatus::kProcessed);
+  const auto sent = sender_.sent();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(header(sent[0], "hookd-dependency-missing"), "never");
+}
+
 }  // namespace
 }  // namespace hookd::inbound

@@ -208,6 +208,12 @@ class ReconcileTest : public StoreContract {
     });
   }
 
+  std::string inbox_find_id(const std::string& event_id) {
+    auto r = store_->inbox_find(kSource, event_id);
+    EXPECT_TRUE(r.has_value());
+    return r ? r->id : std::string();
+  }
+
   std::vector<AuditEntry> audit_of(const std::string& target) {
     auto r = store_->list_audit(audit_by_target(target), PageRequest{});
     EXPECT_TRUE(r.has_value());
@@ -966,6 +972,64 @@ TEST_P(ReconcileTest, TimedOutParkedAreParkedEventsFlaggedPastTheirTimeout) {
   EXPECT_EQ(store_->reconcile_timed_out_parked(kSource, 1)->size(), 1u);
   EXPECT_TRUE(store_->reconcile_timed_out_parked("github", 10)->empty());
   EXPECT_NE(waiting.id, "");
+}
+
+// The forwarder's parked_timeout difference (A21) rides on the status change: recorded in
+// its transaction, once however often the event is re-parked, on the single, batch and round
+// paths; an update that loses its lease records nothing.
+TEST_P(ReconcileTest, AStatusUpdateRecordsItsDifferenceOnceOnEveryPath) {
+  InboxEvent e = event_of("parked-1");
+  e.entity_key.reset();
+  e.depends_on = {"never"};
+  ASSERT_TRUE(store_->inbox_insert(e).has_value());
+  auto flag = [](InboxStatusUpdate& u) {
+    u.error = "park_timeout";
+    u.difference = finding_of(DifferenceKind::kParkedTimeout, "parked-1");
+  };
+  for (int period = 0; period < 3; ++period) {
+    clock_.advance(1'000'001);
+    forward("parked-1", InboxStatus::kParked, flag);
+  }
+  // The batch and the round paths, with the same difference again.
+  for (int path = 0; path < 2; ++path) {
+    clock_.advance(1'000'001);
+    InboxClaimRequest req;
+    req.lease_owner = "fw";
+    auto claimed = store_->inbox_claim(req).value_or(std::vector<InboxEvent>{});
+    ASSERT_EQ(claimed.size(), 1u);
+    InboxStatusUpdate u;
+    u.id = claimed[0].id;
+    u.lease_owner = "fw";
+    u.to = InboxStatus::kParked;
+    u.note = "parked again";
+    u.next_attempt_at = clock_.now_ms() + 1'000'000;
+    flag(u);
+    if (path == 0) {
+      auto r = store_->inbox_update_status_batch({u});
+      ASSERT_TRUE(r.has_value() && r->at(0).has_value());
+    } else {
+      InboxRound round;
+      round.updates = {u};
+      round.lease_owner = "fw";
+      auto r = store_->inbox_round(round);
+      ASSERT_TRUE(r.has_value() && r->updated.at(0).has_value());
+    }
+  }
+  // A lost lease: the update fails and its (new) difference is not recorded.
+  InboxStatusUpdate lost;
+  lost.id = inbox_find_id("parked-1");
+  lost.lease_owner = "not-the-holder";
+  lost.to = InboxStatus::kParked;
+  lost.difference = finding_of(DifferenceKind::kParkedTimeout, "someone-else");
+  EXPECT_FALSE(store_->inbox_update_status(lost).has_value());
+  DifferenceFilter parked;
+  parked.kind = DifferenceKind::kParkedTimeout;
+  const auto found = all_differences(parked);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].subject, "parked-1");
+  EXPECT_EQ(found[0].state, DifferenceState::kOpen);
+  EXPECT_EQ(found[0].run_id, "");
+  EXPECT_EQ(found[0].local_state, "parked");
 }
 
 INSTANTIATE_TEST_SUITE_P(Store, ReconcileTest, ::testing::ValuesIn(all_factories()), factory_name);

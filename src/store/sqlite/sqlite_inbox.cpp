@@ -134,6 +134,12 @@ Result<InboxEvent> SqliteStore::inbox_update_in_tx(Connection& c, const InboxSta
   HOOKD_CHECK(insert_history(c, ev.id, now, InboxStatus::kProcessing, u.to, u.note));
   if (u.entity) HOOKD_CHECK(upsert_entity(c, *u.entity, now));
   if (u.audit) HOOKD_CHECK(append_audit_in_tx(c, *u.audit, now));
+  if (u.difference) {
+    // Recorded once: a difference already recorded for (source, kind, subject) is kept as is.
+    Difference d = *u.difference;
+    HOOKD_TRY(recorded, record_difference_in_tx(c, d, false, now));
+    static_cast<void>(recorded);
+  }
   if (settles(u.to)) {
     HOOKD_TRY(release, c.prepare(kReleaseDependentsSql));
     HOOKD_CHECK(release.bind_all(now, ev.source, ev.event_id).run());
