@@ -8,6 +8,7 @@
 #include "cli/idem_command.hpp"
 #include "cli/inbox_command.hpp"
 #include "cli/migrate_command.hpp"
+#include "cli/reconcile_command.hpp"
 #include "cli/scheme_flags.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/sign_command.hpp"
@@ -34,6 +35,8 @@ int run_cli(int argc, char** argv) {
   const CLI::App* dlq = add_dlq_command(app, dlq_args);
   IdemArgs idem_args;
   const CLI::App* idem = add_idem_command(app, idem_args);
+  ReconcileArgs reconcile_args;
+  const CLI::App* reconcile = add_reconcile_command(app, reconcile_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -47,6 +50,7 @@ int run_cli(int argc, char** argv) {
   if (inbox->parsed()) return run_inbox(inbox_args, std::cout, std::cerr);
   if (dlq->parsed()) return run_dlq(dlq_args, std::cout, std::cerr);
   if (idem->parsed()) return run_idem(idem_args, std::cout, std::cerr);
+  if (reconcile->parsed()) return run_reconcile(reconcile_args, std::cout, std::cerr);
   std::cout << app.help();
   return kExitOk;
 }

@@ -1,0 +1,238 @@
+#include "cli/reconcile_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "app/store_factory.hpp"
+#include "cli/exit_codes.hpp"
+#include "wire/json.hpp"
+
+namespace hookd::cli {
+namespace {
+
+store::PageRequest newest_first(int limit) {
+  store::PageRequest page;
+  page.limit = limit;
+  page.descending = true;
+  return page;
+}
+
+// The filter of `list`, or the usage error to print.
+Result<store::DifferenceFilter> difference_filter(const ReconcileArgs& args) {
+  store::DifferenceFilter f;
+  f.source = args.source;
+  if (args.state) {
+    f.state = store::parse_difference_state(*args.state);
+    if (!f.state) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "unknown state \"" + *args.state + "\" (open, repaired, resolved)");
+    }
+  }
+  if (args.kind) {
+    f.kind = store::parse_difference_kind(*args.kind);
+    if (!f.kind) {
+      return fail(
+          ErrorCode::kInvalidArgument,
+          "unknown kind \"" + *args.kind + "\" (missing, stuck, state_mismatch, parked_timeout)");
+    }
+  }
+  return f;
+}
+
+int list(store::Store& store, const ReconcileArgs& args, std::ostream& out, std::ostream& err) {
+  auto filter = difference_filter(args);
+  if (!filter) {
+    err << "hookd reconcile list: " << filter.error().message << '\n';
+    return kExitUsage;
+  }
+  auto found = store.reconcile_list_differences(*filter, newest_first(args.limit));
+  if (!found) {
+    err << "hookd reconcile list: " << found.error().message << '\n';
+    return kExitInvalid;
+  }
+  if (args.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& d : found->data) rows.push_back(wire::to_json(d));
+    out << rows.dump(2) << '\n';
+    return kExitOk;
+  }
+  out << "ID\tSOURCE\tKIND\tSTATE\tSUBJECT\tLOCAL\tREMOTE\tDETAIL\n";
+  for (const auto& d : found->data) {
+    std::string subject = d.subject;
+    std::replace(subject.begin(), subject.end(), '\n', ' ');
+    out << d.id << '\t' << d.source << '\t' << to_string(d.kind) << '\t' << to_string(d.state)
+        << '\t' << subject << '\t' << d.local_state.value_or("-") << '\t'
+        << d.remote_state.value_or("-") << '\t' << d.detail << '\n';
+  }
+  return kExitOk;
+}
+
+int runs(store::Store& store, const ReconcileArgs& args, std::ostream& out, std::ostream& err) {
+  auto found = store.reconcile_list_runs(args.source, newest_first(args.limit));
+  if (!found) {
+    err << "hookd reconcile runs: " << found.error().message << '\n';
+    return kExitInvalid;
+  }
+  if (args.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& r : found->data) rows.push_back(wire::to_json(r));
+    out << rows.dump(2) << '\n';
+    return kExitOk;
+  }
+  out << "ID\tSOURCE\tTRIGGER\tSTARTED MS\tFINISHED MS\tITEMS\tFOUND\tREPAIRED\tERROR\n";
+  for (const auto& r : found->data) {
+    out << r.id << '\t' << r.source << '\t' << r.trigger << '\t' << r.started_at << '\t'
+        << (r.finished_at ? std::to_string(*r.finished_at) : "-") << '\t' << r.items_read << '\t'
+        << r.differences_found << '\t' << r.repaired << '\t' << r.error.value_or("-") << '\n';
+  }
+  return kExitOk;
+}
+
+int show(store::Store& store, const ReconcileArgs& args, std::ostream& out, std::ostream& err) {
+  auto difference = store.reconcile_get_difference(args.id);
+  if (!difference) {
+    err << "hookd reconcile show: " << difference.error().message << '\n';
+    return kExitInvalid;
+  }
+  auto actions = store.reconcile_actions(args.id);
+  if (!actions) {
+    err << "hookd reconcile show: " << actions.error().message << '\n';
+    return kExitInvalid;
+  }
+  out << wire::to_json(*difference, *actions).dump(2) << '\n';
+  return kExitOk;
+}
+
+bool is_terminal(const config::Config& config, const std::string& source,
+                 const std::string& state) {
+  for (const auto& s : config.sources) {
+    if (s.name != source) continue;
+    return std::find(s.terminal_states.begin(), s.terminal_states.end(), state) !=
+           s.terminal_states.end();
+  }
+  return false;
+}
+
+// The act for `resolve`, or why it does not fit (usage errors: exit 2).
+Result<store::DifferenceAct> resolve_act(store::Store& store, const config::Config& config,
+                                         const ReconcileArgs& args,
+                                         const store::Difference& difference) {
+  store::DifferenceAct act;
+  act.difference_id = args.id;
+  const auto action = store::parse_difference_action(args.action);
+  if (!action || *action == store::DifferenceAction::kRelease) {
+    return fail(ErrorCode::kInvalidArgument,
+                "unknown --action \"" + args.action + "\" (repair, ignore, correct_state)");
+  }
+  act.action = *action;
+  act.by = args.actor;
+  act.reason = args.reason;
+  if (act.action == store::DifferenceAction::kCorrectState) {
+    if (!args.to_state || is_blank(*args.to_state)) {
+      return fail(ErrorCode::kInvalidArgument, "correct_state needs --state");
+    }
+    if (!difference.entity_key) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "difference " + args.id + " names no entity (correct_state needs one)");
+    }
+    store::InboxEntity entity;
+    if (auto known = store.inbox_entity(difference.source, *difference.entity_key)) {
+      entity = *known;
+    }
+    entity.source = difference.source;
+    entity.entity_key = *difference.entity_key;
+    entity.state = *args.to_state;
+    entity.terminal = is_terminal(config, difference.source, *args.to_state);
+    act.entity = std::move(entity);
+  } else if (args.to_state) {
+    return fail(ErrorCode::kInvalidArgument, "--state goes with --action correct_state only");
+  }
+  store::AuditEntry audit;
+  audit.actor = args.actor;
+  audit.action = "reconcile.resolve";
+  audit.target_type = "reconcile_difference";
+  audit.target_id = args.id;
+  audit.reason = args.reason;
+  act.audit = std::move(audit);
+  return act;
+}
+
+int resolve(store::Store& store, const config::Config& config, const ReconcileArgs& args,
+            std::ostream& out, std::ostream& err) {
+  auto difference = store.reconcile_get_difference(args.id);
+  if (!difference) {
+    err << "hookd reconcile resolve: " << difference.error().message << '\n';
+    return kExitInvalid;
+  }
+  auto act = resolve_act(store, config, args, *difference);
+  if (!act) {
+    err << "hookd reconcile resolve: " << act.error().message << '\n';
+    return kExitUsage;
+  }
+  auto after = store.reconcile_act(*act);
+  if (!after) {
+    err << "hookd reconcile resolve: nothing was changed: " << after.error().message << '\n';
+    return kExitInvalid;
+  }
+  out << wire::to_json(*after).dump(2) << '\n';
+  return kExitOk;
+}
+
+bool parsed(const CLI::App* command) { return command != nullptr && command->parsed(); }
+
+}  // namespace
+
+CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args) {
+  CLI::App* rec = app.add_subcommand(
+      "reconcile", "The reconciler's differences and runs: list, runs, show, resolve (database)");
+  rec->require_subcommand(1);
+  args.list = rec->add_subcommand("list", "List differences, newest first");
+  add_config_flags(*args.list, args.config);
+  args.list->add_option("--source", args.source, "only this source");
+  args.list->add_option("--state", args.state, "only this state (open, repaired, resolved)");
+  args.list->add_option("--kind", args.kind,
+                        "only this kind (missing, stuck, state_mismatch, parked_timeout)");
+  args.list->add_option("--limit", args.limit, "at most this many (1-250)")
+      ->check(CLI::Range(1, 250));
+  args.list->add_flag("--json", args.json, "print JSON instead of a table");
+  args.runs = rec->add_subcommand("runs", "List reconcile runs, newest first");
+  add_config_flags(*args.runs, args.config);
+  args.runs->add_option("--source", args.source, "only this source");
+  args.runs->add_option("--limit", args.limit, "at most this many (1-250)")
+      ->check(CLI::Range(1, 250));
+  args.runs->add_flag("--json", args.json, "print JSON instead of a table");
+  args.show = rec->add_subcommand("show", "Show one difference with its evidence and actions");
+  add_config_flags(*args.show, args.config);
+  args.show->add_option("id", args.id, "the difference id (rcd_...)")->required();
+  args.resolve = rec->add_subcommand(
+      "resolve", "Repair, ignore or correct the state of an open difference (audited)");
+  add_config_flags(*args.resolve, args.config);
+  args.resolve->add_option("id", args.id, "the difference id (rcd_...)")->required();
+  args.resolve->add_option("--action", args.action, "repair, ignore or correct_state")->required();
+  args.resolve->add_option("--state", args.to_state, "correct_state: the entity's state");
+  add_audit_flags(*args.resolve, args.reason, args.actor);
+  return rec;
+}
+
+int run_reconcile_on(store::Store& store, const config::Config& config, const ReconcileArgs& args,
+                     std::ostream& out, std::ostream& err) {
+  if (parsed(args.runs)) return runs(store, args, out, err);
+  if (parsed(args.show)) return show(store, args, out, err);
+  if (parsed(args.resolve)) return resolve(store, config, args, out, err);
+  return list(store, args, out, err);
+}
+
+int run_reconcile(const ReconcileArgs& args, std::ostream& out, std::ostream& err) {
+  const auto config = load_config(args.config, "reconcile", err);
+  if (!config) return kExitUsage;
+  auto opened = app::open_store(*config);
+  if (!opened) {
+    err << "hookd reconcile: cannot open the database: " << opened.error().message << '\n';
+    return kExitInvalid;
+  }
+  return run_reconcile_on(*(*opened)->store, *config, args, out, err);
+}
+
+}  // namespace hookd::cli

@@ -1,0 +1,60 @@
+// `hookd reconcile list|runs|show|resolve`: the reconciler's differences and runs, read and
+// resolved straight in the configured database (no running daemon or API token needed),
+// docs/cli.md and docs/reconciliation.md.
+//   hookd reconcile list [--source S] [--state open|repaired|resolved] [--kind K] [--limit N]
+//                        [--json]                      — differences, newest first
+//   hookd reconcile runs [--source S] [--limit N] [--json] — runs, newest first
+//   hookd reconcile show <rcd_...>                     — one difference with its actions (JSON)
+//   hookd reconcile resolve <rcd_...> --action repair|ignore|correct_state [--state X]
+//                        --reason R [--actor A]        — audited (`reconcile.resolve`, A30)
+// `resolve` applies the store's action in one transaction with its audit entry (repair
+// inserts the kept event through the inbound insert, or releases a parked event; correct_state
+// sets the entity's state, terminal when the source's terminal_states list it). Not here yet:
+// `reconcile run` (needs the reconciler module; use POST /api/v1/hookd/reconcile/{source}/run).
+// Exit 0 on success, 1 when the database cannot be read or written, the difference does not
+// exist, is not open, or the action does not fit it; 2 for bad flags or configuration.
+// Thread-safety: call from main only.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "cli/audit_flags.hpp"
+#include "cli/config_flags.hpp"
+#include "config/config.hpp"
+#include "store/store.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace hookd::cli {
+
+struct ReconcileArgs {
+  ConfigFlags config;
+  std::optional<std::string> source;
+  std::optional<std::string> state;
+  std::optional<std::string> kind;
+  int limit = 50;
+  bool json = false;
+  std::string id;                       // show, resolve
+  std::string action;                   // resolve
+  std::optional<std::string> to_state;  // resolve --state (correct_state)
+  std::string reason;                   // resolve
+  std::string actor = kDefaultActor;    // resolve
+  CLI::App* list = nullptr;
+  CLI::App* runs = nullptr;
+  CLI::App* show = nullptr;
+  CLI::App* resolve = nullptr;
+};
+
+CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args);
+
+int run_reconcile(const ReconcileArgs& args, std::ostream& out, std::ostream& err);
+
+// The subcommand that was parsed, on an open store (the tests' entry point).
+int run_reconcile_on(store::Store& store, const config::Config& config, const ReconcileArgs& args,
+                     std::ostream& out, std::ostream& err);
+
+}  // namespace hookd::cli
