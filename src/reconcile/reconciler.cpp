@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/crypto.hpp"
+#include "reconcile/entity_checks.hpp"
 #include "reconcile/feed_page.hpp"
 #include "reconcile/page_fetch.hpp"
 
@@ -115,6 +116,9 @@ struct Reconciler::Impl {
   // Continues an opened run to its end and closes it.
   Result<store::ReconcileRun> finish(const store::ReconcileStart& start) {
     auto error = walk(start);
+    if (!error && stopping) error = "stopped";
+    if (!error) error = check_stuck(options, deps, start.run.id);
+    if (!error) error = hand_off_parked(options, deps, start.run.id);
     auto closed =
         deps.reconcile_store.reconcile_finish(start.run.id, options.lease_owner, std::move(error));
     running = false;
