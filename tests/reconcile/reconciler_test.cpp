@@ -402,6 +402,51 @@ TEST_F(ReconcilerTest, NoFeedUrlRunsAndClosesEmpty) {
   EXPECT_TRUE(feed_.requests().empty());
 }
 
+TEST_F(ReconcilerTest, StuckEntitiesAreCheckedAgainstTheStatusUrl) {
+  options_.repair = RepairMode::kManual;
+  feed_.serve(kFeed, 200, page({"k1", "k2", "k3"}, "", true));
+  auto manual = make();
+  ASSERT_TRUE(manual->run_once("api").has_value());
+  for (const auto& d : differences()) {
+    Resolution res;
+    res.action = store::DifferenceAction::kCorrectState;
+    res.state = "pending";
+    res.audit.actor = "ops";
+    ASSERT_TRUE(manual->resolve(d.id, res).has_value());
+  }
+  // ent-k1: same state; ent-k2: another non-terminal state; ent-k3: terminal at the provider.
+  const std::string status = "http://127.0.0.1:9/status/";
+  feed_.serve(status + "ent-k1", 200, R"({"status":"pending"})");
+  feed_.serve(status + "ent-k2", 200, R"({"status":"sent"})");
+  feed_.serve(status + "ent-k3", 200, R"({"status":"completed"})");
+  options_.repair = RepairMode::kAuto;
+  options_.feed_url = "";
+  options_.status_url = status + "{entity}";
+  options_.stuck_after = std::chrono::milliseconds(-60'000);
+  auto r = make();
+  auto run = r->run_once("api");
+  ASSERT_TRUE(run.has_value());
+  EXPECT_FALSE(run->error.has_value()) << *run->error;
+  std::map<std::string, store::Difference> mismatches;
+  for (const auto& d : differences()) {
+    if (d.kind == store::DifferenceKind::kStateMismatch) mismatches[*d.entity_key] = d;
+  }
+  ASSERT_EQ(mismatches.size(), 2u);
+  EXPECT_EQ(mismatches["ent-k2"].state, store::DifferenceState::kOpen);
+  EXPECT_EQ(mismatches["ent-k2"].subject, "ent-k2\nsent");
+  EXPECT_FALSE(in_inbox("reconcile:ent-k2:sent"));
+  EXPECT_EQ(mismatches["ent-k3"].state, store::DifferenceState::kRepaired);
+  auto synthesized = store_->inbox_find("esign", "reconcile:ent-k3:completed");
+  ASSERT_TRUE(synthesized.has_value());
+  EXPECT_EQ(nlohmann::json::parse(synthesized->payload),
+            nlohmann::json::parse(R"({"entity":"ent-k3","state":"completed"})"));
+  // A second run records nothing new.
+  ASSERT_TRUE(r->run_once("api").has_value());
+  std::size_t again = 0;
+  for (const auto& d : differences()) again += d.kind == store::DifferenceKind::kStateMismatch;
+  EXPECT_EQ(again, 2u);
+}
+
 TEST(FeedPageTest, ItemTimesAndUrls) {
   EXPECT_EQ(parse_item_time("1700000000"), 1'700'000'000'000);
   EXPECT_EQ(parse_item_time("2023-11-14T22:13:20Z"), 1'700'000'000'000);
