@@ -109,6 +109,11 @@ std::optional<std::string> hand_off_parked(const ReconcileOptions& o, Reconciler
       deps.reconcile_store.reconcile_timed_out_parked(source.name(), o.max_parked_per_run);
   if (!parked) return "timed-out parked events: " + parked.error().message;
   for (const auto& ev : *parked) {
+    // A dependency the feed walk (or a webhook) brought in: the forwarder releases it in order.
+    const bool all_arrived = std::ranges::all_of(ev.depends_on, [&](const std::string& dep) {
+      return deps.inbox_store.inbox_find(source.name(), dep).has_value();
+    });
+    if (!ev.depends_on.empty() && all_arrived) continue;
     store::Difference d;
     d.run_id = run_id;
     d.source = source.name();

@@ -115,10 +115,15 @@ struct Reconciler::Impl {
 
   // Continues an opened run to its end and closes it.
   Result<store::ReconcileRun> finish(const store::ReconcileStart& start) {
-    auto error = walk(start);
-    if (!error && stopping) error = "stopped";
-    if (!error) error = check_stuck(options, deps, start.run.id);
-    if (!error) error = hand_off_parked(options, deps, start.run.id);
+    std::optional<std::string> error;
+    try {
+      error = walk(start);
+      if (!error && stopping) error = "stopped";
+      if (!error) error = check_stuck(options, deps, start.run.id);
+      if (!error) error = hand_off_parked(options, deps, start.run.id);
+    } catch (const std::exception& e) {
+      error = std::string("internal: ") + e.what();
+    }
     auto closed =
         deps.reconcile_store.reconcile_finish(start.run.id, options.lease_owner, std::move(error));
     running = false;

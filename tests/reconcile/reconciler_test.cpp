@@ -447,6 +447,69 @@ TEST_F(ReconcilerTest, StuckEntitiesAreCheckedAgainstTheStatusUrl) {
   EXPECT_EQ(again, 2u);
 }
 
+// An event parked past park_timeout, as the forwarder writes it.
+void park_timed_out(store::InboxStore& inbox, Clock& clock, const std::string& event_id,
+                    std::vector<std::string> depends_on) {
+  store::InboxEvent e;
+  e.source = "esign";
+  e.event_id = event_id;
+  e.depends_on = std::move(depends_on);
+  e.payload = "{}";
+  ASSERT_TRUE(inbox.inbox_insert(e).has_value());
+  store::InboxClaimRequest req;
+  req.lease_owner = "fw";
+  req.limit = 10;
+  auto claimed = inbox.inbox_claim(req);
+  ASSERT_TRUE(claimed.has_value());
+  for (const auto& c : *claimed) {
+    store::InboxStatusUpdate u;
+    u.id = c.id;
+    u.lease_owner = "fw";
+    u.to = store::InboxStatus::kParked;
+    u.error = "park_timeout";
+    u.note = "park_timeout: flagged for reconciliation";
+    u.next_attempt_at = clock.now_ms() + 1'000'000;
+    ASSERT_TRUE(inbox.inbox_update_status(u).has_value());
+  }
+}
+
+TEST_F(ReconcilerTest, ParkedEventsPastTheirTimeoutAreReleasedWithoutTheirDependency) {
+  park_timed_out(*store_, clock_, "child", {"dep-1"});
+  options_.feed_url = "";
+  auto r = make();
+  auto run = r->run_once("api");
+  ASSERT_TRUE(run.has_value());
+  EXPECT_FALSE(run->error.has_value()) << *run->error;
+  auto found = differences();
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].kind, store::DifferenceKind::kParkedTimeout);
+  EXPECT_EQ(found[0].state, store::DifferenceState::kOpen);  // for a person
+  auto ev = store_->inbox_find("esign", "child");
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_EQ(ev->status, store::InboxStatus::kReceived);
+  EXPECT_EQ(ev->headers.at("hookd-dependency-missing"), "dep-1");
+  auto actions = store_->reconcile_actions(found[0].id);
+  ASSERT_TRUE(actions.has_value());
+  ASSERT_EQ(actions->size(), 1u);
+  EXPECT_EQ(actions->front().by, "auto");
+  // A second run: nothing parked any more, nothing new.
+  ASSERT_TRUE(r->run_once("api").has_value());
+  EXPECT_EQ(store_->reconcile_actions(found[0].id)->size(), 1u);
+}
+
+TEST_F(ReconcilerTest, AParkedEventWhoseDependencyIsInTheFeedIsNotReleased) {
+  park_timed_out(*store_, clock_, "child", {"dep-1"});
+  feed_.serve(kFeed, 200, page({"dep-1"}, "", true));
+  auto run = make()->run_once("api");
+  ASSERT_TRUE(run.has_value());
+  EXPECT_FALSE(run->error.has_value()) << *run->error;
+  EXPECT_TRUE(in_inbox("dep-1"));
+  auto ev = store_->inbox_find("esign", "child");
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_EQ(ev->status, store::InboxStatus::kParked);
+  EXPECT_FALSE(ev->headers.contains("hookd-dependency-missing"));
+}
+
 TEST(FeedPageTest, ItemTimesAndUrls) {
   EXPECT_EQ(parse_item_time("1700000000"), 1'700'000'000'000);
   EXPECT_EQ(parse_item_time("2023-11-14T22:13:20Z"), 1'700'000'000'000);
