@@ -394,6 +394,32 @@ TEST_F(ReconcilerTest, OneRunAtATimeAndStopClosesTheRunInProgress) {
   ASSERT_TRUE(next.has_value()) << next.error().message;
 }
 
+TEST_F(ReconcilerTest, TheIntervalThreadRunsUntilStopped) {
+  options_.interval = std::chrono::milliseconds(1);
+  feed_.serve(kFeed, 200, page({"i1"}, "", true));
+  auto r = make();
+  r->start();
+  r->start();                  // idempotent
+  feed_.wait_for_requests(3);  // several interval runs
+  r->stop();
+  r->stop();  // idempotent
+  EXPECT_TRUE(in_inbox("i1"));
+  EXPECT_EQ(differences().size(), 1u);
+  store::PageRequest p;
+  p.limit = 250;
+  auto runs = store_->reconcile_list_runs(std::string("esign"), p);
+  ASSERT_TRUE(runs.has_value());
+  ASSERT_GE(runs->data.size(), 3u);
+  for (const auto& run : runs->data) {
+    EXPECT_EQ(run.trigger, "interval");
+    EXPECT_TRUE(run.finished_at.has_value());
+  }
+  // Stopped: no more requests, and a manual run still works.
+  const auto seen = feed_.requests().size();
+  ASSERT_TRUE(r->run_once("cli").has_value());
+  EXPECT_EQ(feed_.requests().size(), seen + 1);
+}
+
 TEST_F(ReconcilerTest, NoFeedUrlRunsAndClosesEmpty) {
   options_.feed_url = "";
   auto run = make()->run_once("api");
