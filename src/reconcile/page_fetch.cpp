@@ -1,6 +1,7 @@
 // fetch_page: see page_fetch.hpp.
 #include "reconcile/page_fetch.hpp"
 
+#include <algorithm>
 #include <future>
 #include <memory>
 
@@ -18,7 +19,8 @@ net::AttemptResult fetch_page(net::HttpSender& http, const std::string& url,
   auto answer = promise->get_future();
   http.send(std::move(request),
             [promise](net::AttemptResult result) { promise->set_value(std::move(result)); });
-  if (answer.wait_for(timeout + std::chrono::seconds(2)) != std::future_status::ready) {
+  const auto grace = std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(2));
+  if (answer.wait_for(timeout + grace) != std::future_status::ready) {
     net::AttemptResult late;
     late.error = net::TransportError::kTimeout;
     late.error_detail = "no answer within the page timeout";

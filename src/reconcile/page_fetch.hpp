@@ -11,7 +11,8 @@
 namespace hookd::reconcile {
 
 // Sends GET `url` and waits for the answer (the sender's total timeout is `timeout`; a
-// sender that never answers is given up a little after it: kTimeout).
+// sender that never answers is given up after twice the timeout, at most timeout + 2 s:
+// kTimeout).
 net::AttemptResult fetch_page(net::HttpSender& http, const std::string& url,
                               const std::string& token, std::chrono::milliseconds timeout);
 

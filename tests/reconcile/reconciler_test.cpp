@@ -36,6 +36,10 @@ class FakeFeed final : public net::HttpSender {
     std::lock_guard lock(mutex_);
     broken_[url] = true;
   }
+  void silence(const std::string& url) {
+    std::lock_guard lock(mutex_);
+    silent_[url] = true;
+  }
   void heal(const std::string& url) {
     std::lock_guard lock(mutex_);
     broken_.erase(url);
@@ -61,6 +65,7 @@ class FakeFeed final : public net::HttpSender {
       requests_.push_back(request);
       cv_.notify_all();
       cv_.wait(lock, [&] { return !held_; });
+      if (silent_.contains(request.url)) return;  // never answers
       if (broken_.contains(request.url)) {
         result.error = net::TransportError::kTimeout;
         result.error_detail = "scripted timeout";
@@ -83,6 +88,7 @@ class FakeFeed final : public net::HttpSender {
   std::condition_variable cv_;
   std::map<std::string, std::pair<int, std::string>> pages_;
   std::map<std::string, bool> broken_;
+  std::map<std::string, bool> silent_;
   std::vector<net::OutboundRequest> requests_;
   bool held_ = false;
 
@@ -331,6 +337,18 @@ TEST_F(ReconcilerTest, AFailingPageClosesTheRunAndTheNextRunResumesWithoutDuplic
   EXPECT_EQ(second->differences_found, 1);  // a2 was already there
   EXPECT_EQ(differences().size(), 3u);
   EXPECT_EQ(feed_.requests().back().url, kFeed + "?iterator=c2");
+}
+
+TEST_F(ReconcilerTest, ASenderThatNeverAnswersTimesTheRunOut) {
+  options_.page_timeout = std::chrono::milliseconds(20);
+  feed_.serve(kFeed, 200, page({"h1"}, "c2", false));
+  feed_.silence(kFeed + "?iterator=c2");
+  auto run = make()->run_once("api");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(run->error.has_value());
+  EXPECT_NE(run->error->find("timeout"), std::string::npos) << *run->error;
+  EXPECT_TRUE(in_inbox("h1"));
+  EXPECT_EQ(store_->reconcile_cursor("esign")->cursor, "c2");
 }
 
 TEST_F(ReconcilerTest, BadAnswersCloseTheRunWithTheirError) {
