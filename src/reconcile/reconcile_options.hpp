@@ -13,7 +13,7 @@ enum class RepairMode { kAuto, kManual };
 
 struct ReconcileOptions {
   std::chrono::milliseconds interval{5 * 60 * 1000};  // 0 = only on demand
-  std::string feed_url;    // "" = no feed walk
+  std::string feed_url;                               // "" = no feed walk
   std::string feed_token;  // sent as Authorization: Bearer (never logged, never in evidence)
   std::string items = "/data";
   std::string item_id = "/id";

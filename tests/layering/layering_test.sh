@@ -26,8 +26,9 @@ declare -A allowed=(
   [hookd_outbound]="core net ops outbound store"
   [hookd_inbound]="core inbound net ops store"
   [hookd_proxy]="core net ops proxy store"
-  [hookd_app]="api app config core env inbound net ops outbound proxy store store/postgres store/sqlite wire"
-  [hookd_cli]="api app cli config core env inbound net ops outbound proxy store store/postgres store/sqlite wire"
+  [hookd_reconcile]="core inbound net ops reconcile store"
+  [hookd_app]="api app config core env inbound net ops outbound proxy reconcile store store/postgres store/sqlite wire"
+  [hookd_cli]="api app cli config core env inbound net ops outbound proxy reconcile store store/postgres store/sqlite wire"
 )
 failures=0
 fail() {

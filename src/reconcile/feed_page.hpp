@@ -1,0 +1,45 @@
+// FeedPage: the pure side of the feed walk (docs/reconciliation.md "The inbound reconciler"):
+// a page URL from the feed URL and the cursor, a feed page's JSON read through the configured
+// pointers into items (event + missing difference), its next cursor, done flag and newest
+// item time. No I/O. Thread-safety: stateless functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hookd/result.hpp"
+#include "inbound/source.hpp"
+#include "reconcile/reconcile_options.hpp"
+#include "store/reconcile.hpp"
+
+namespace hookd::reconcile {
+
+// What one feed page said.
+struct FeedPage {
+  std::vector<store::ReconcileItem> items;
+  std::optional<std::string> next_cursor;  // nullopt: the page had none
+  bool done = false;
+  std::optional<std::int64_t> newest_item_ms;  // the newest item_time on the page
+};
+
+// feed_url with `cursor_param=<cursor>` (percent-encoded) added; feed_url as is when the
+// cursor is empty.
+std::string page_url(const ReconcileOptions& options, const std::string& cursor);
+
+// Percent-encodes everything but RFC 3986 unreserved characters.
+std::string url_encode(std::string_view text);
+
+// RFC 3339 ("2024-05-01T10:00:00Z", fraction and offset allowed) or unix seconds (a number or
+// a decimal string) -> unix milliseconds; nullopt otherwise.
+std::optional<std::int64_t> parse_item_time(std::string_view text);
+
+// Reads the page body. `evidence` is copied into each item's difference. kInvalidArgument
+// when the body is not JSON (or too deep), `items` is not an array, or an item has no id /
+// body at its pointer (the run then stops with that error; the cursor stays).
+Result<FeedPage> read_feed_page(const ReconcileOptions& options, const inbound::Source& source,
+                                std::string_view body, const store::Evidence& evidence);
+
+}  // namespace hookd::reconcile

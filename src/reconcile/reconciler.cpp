@@ -1,0 +1,241 @@
+// Reconciler: see reconciler.hpp. A run: begin (the lease) -> feed pages -> finish. Each page
+// is fetched, read (feed_page.hpp) and applied in one store transaction; a failure stops the
+// run with that error and leaves the cursor where the last applied page put it.
+// Thread-safety: `mutex_` guards the worker and interval threads; `running_` keeps one run
+// of this reconciler at a time on this node; `stopping_` ends a run at its next page.
+#include "reconcile/reconciler.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "core/crypto.hpp"
+#include "reconcile/entity_checks.hpp"
+#include "reconcile/feed_page.hpp"
+#include "reconcile/page_fetch.hpp"
+
+namespace hookd::reconcile {
+namespace {
+
+store::Evidence evidence_of(const std::string& url, const net::AttemptResult& answer) {
+  store::Evidence ev;
+  ev.request = "GET " + url;
+  if (answer.status != 0) ev.status = answer.status;
+  ev.excerpt = answer.body.substr(0, std::min(answer.body.size(), store::kMaxEvidenceExcerpt));
+  ev.sha256 = crypto::sha256_hex(answer.body);
+  return ev;
+}
+
+// Why a page answer cannot be read, or "" when it can.
+std::string answer_problem(const net::AttemptResult& answer, std::size_t max_bytes) {
+  if (!answer.ok()) {
+    return "feed page: " + std::string(net::to_string(answer.error)) +
+           (answer.error_detail.empty() ? "" : ": " + answer.error_detail);
+  }
+  if (answer.status < 200 || answer.status > 299) {
+    return "feed page: HTTP " + std::to_string(answer.status);
+  }
+  if (answer.truncated || answer.body_file || answer.body.size() > max_bytes) {
+    return "feed page: larger than max_page_bytes (" + std::to_string(max_bytes) + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+struct Reconciler::Impl {
+  ReconcileOptions options;
+  ReconcilerDeps deps;
+
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::atomic<bool> running{false};
+  std::atomic<bool> stopping{false};
+  bool interval_started = false;
+  std::jthread interval_thread;
+  std::jthread worker;
+
+  Impl(ReconcileOptions o, ReconcilerDeps d) : options(std::move(o)), deps(std::move(d)) {}
+
+  const std::string& source() const { return deps.source->name(); }
+
+  Result<store::ReconcileStart> begin(const std::string& trigger) {
+    bool expected = false;
+    if (!running.compare_exchange_strong(expected, true)) {
+      return fail(ErrorCode::kConflict, "a reconcile run of " + source() + " is in progress");
+    }
+    auto start = deps.reconcile_store.reconcile_begin(source(), options.lease_owner,
+                                                      options.lease.count(), trigger);
+    if (!start) running = false;
+    return start;
+  }
+
+  // The feed walk; returns the error the run stops with, or nullopt.
+  std::optional<std::string> walk(const store::ReconcileStart& start) {
+    if (options.feed_url.empty()) return std::nullopt;
+    std::string cursor = start.cursor.cursor;
+    std::optional<store::Millis> watermark = start.cursor.watermark_at;
+    const store::Millis started = deps.clock.now_ms();
+    for (int n = 0; n < options.max_pages_per_run; ++n) {
+      if (stopping) return "stopped";
+      if (deps.clock.now_ms() - started > options.max_run_time.count()) {
+        return "max_run_time reached";
+      }
+      const std::string url = page_url(options, cursor);
+      auto answer = fetch_page(deps.http, url, options.feed_token, options.page_timeout);
+      if (auto problem = answer_problem(answer, options.max_page_bytes); !problem.empty()) {
+        return problem + " (GET " + url + ")";
+      }
+      auto page = read_feed_page(options, *deps.source, answer.body, evidence_of(url, answer));
+      if (!page) return page.error().message + " (GET " + url + ")";
+      if (page->newest_item_ms && (!watermark || *page->newest_item_ms > *watermark)) {
+        watermark = page->newest_item_ms;
+      }
+      store::ReconcilePage apply;
+      apply.source = source();
+      apply.run_id = start.run.id;
+      apply.lease_owner = options.lease_owner;
+      apply.items = std::move(page->items);
+      apply.repair = options.repair == RepairMode::kAuto;
+      apply.next_cursor = page->next_cursor.value_or(cursor);
+      apply.watermark_at = watermark;
+      apply.lease_ms = options.lease.count();
+      const bool empty = apply.items.empty();
+      if (auto applied = deps.reconcile_store.reconcile_apply_page(apply); !applied) {
+        return "applying a feed page: " + applied.error().message;
+      }
+      const bool moved = apply.next_cursor != cursor;
+      cursor = apply.next_cursor;
+      if (page->done || empty || !moved) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // Continues an opened run to its end and closes it.
+  Result<store::ReconcileRun> finish(const store::ReconcileStart& start) {
+    std::optional<std::string> error;
+    try {
+      error = walk(start);
+      if (!error && stopping) error = "stopped";
+      if (!error) error = check_stuck(options, deps, start.run.id);
+      if (!error) error = hand_off_parked(options, deps, start.run.id);
+    } catch (const std::exception& e) {
+      error = std::string("internal: ") + e.what();
+    }
+    auto closed =
+        deps.reconcile_store.reconcile_finish(start.run.id, options.lease_owner, std::move(error));
+    running = false;
+    return closed;
+  }
+
+  Result<store::ReconcileRun> run_once(const std::string& trigger) {
+    HOOKD_TRY(start, begin(trigger));
+    return finish(start);
+  }
+
+  Result<store::ReconcileRun> start_run(const std::string& trigger) {
+    std::lock_guard lock(mutex);
+    HOOKD_TRY(start, begin(trigger));
+    if (worker.joinable()) worker.join();  // the previous run has ended (running was false)
+    worker = std::jthread([this, start] { (void)finish(start); });
+    return start.run;
+  }
+
+  void interval_loop(std::stop_token token) {
+    std::unique_lock lock(mutex);
+    while (!token.stop_requested()) {
+      wake.wait_for(lock, options.interval, [&] { return token.stop_requested(); });
+      if (token.stop_requested()) return;
+      lock.unlock();
+      (void)run_once("interval");  // kConflict: another node (or start_run) runs it now
+      lock.lock();
+    }
+  }
+
+  void start() {
+    std::lock_guard lock(mutex);
+    if (interval_started || options.interval.count() <= 0) return;
+    interval_started = true;
+    interval_thread = std::jthread([this](std::stop_token token) { interval_loop(token); });
+  }
+
+  void stop() {
+    stopping = true;
+    std::jthread interval, run;
+    {
+      std::lock_guard lock(mutex);
+      if (interval_thread.joinable()) interval_thread.request_stop();
+      interval = std::move(interval_thread);
+      run = std::move(worker);
+      interval_started = false;
+    }
+    wake.notify_all();
+    if (interval.joinable()) interval.join();
+    if (run.joinable()) run.join();
+    stopping = false;
+  }
+
+  Result<store::Difference> resolve(const std::string& id, const Resolution& r) {
+    HOOKD_TRY(difference, deps.reconcile_store.reconcile_get_difference(id));
+    if (difference.source != source()) {
+      return fail(ErrorCode::kNotFound, "difference " + id + " is not of source " + source());
+    }
+    store::DifferenceAct act;
+    act.difference_id = id;
+    act.action = r.action;
+    act.by = r.audit.actor.empty() ? "operator" : r.audit.actor;
+    act.reason = r.reason;
+    act.audit = r.audit;
+    if (r.action == store::DifferenceAction::kCorrectState) {
+      if (!r.state || r.state->empty()) {
+        return fail(ErrorCode::kInvalidArgument, "correct_state needs a state");
+      }
+      if (!difference.entity_key) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "difference " + id + " names no entity; correct_state does not apply");
+      }
+      HOOKD_TRY(entity, entity_of(*difference.entity_key));
+      entity.state = *r.state;
+      entity.terminal = deps.source->is_terminal(*r.state);
+      act.entity = std::move(entity);
+    } else if (r.state) {
+      return fail(ErrorCode::kInvalidArgument, "a state is only taken by correct_state");
+    }
+    return deps.reconcile_store.reconcile_act(act);
+  }
+
+  Result<store::InboxEntity> entity_of(const std::string& key) {
+    auto entity = deps.inbox_store.inbox_entity(source(), key);
+    if (entity) return entity;
+    if (entity.error().code != ErrorCode::kNotFound) return std::unexpected(entity.error());
+    store::InboxEntity fresh;
+    fresh.source = source();
+    fresh.entity_key = key;
+    return fresh;
+  }
+};
+
+Reconciler::Reconciler(ReconcileOptions options, ReconcilerDeps deps)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(deps))) {}
+
+Reconciler::~Reconciler() { stop(); }
+
+void Reconciler::start() { impl_->start(); }
+void Reconciler::stop() { impl_->stop(); }
+
+Result<store::ReconcileRun> Reconciler::start_run(const std::string& trigger) {
+  return impl_->start_run(trigger);
+}
+
+Result<store::ReconcileRun> Reconciler::run_once(const std::string& trigger) {
+  return impl_->run_once(trigger);
+}
+
+Result<store::Difference> Reconciler::resolve(const std::string& difference_id,
+                                              const Resolution& r) {
+  return impl_->resolve(difference_id, r);
+}
+
+}  // namespace hookd::reconcile
