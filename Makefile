@@ -23,8 +23,9 @@ $(ASAN_BUILD)/build.ninja: | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The sanitizer build compiles only the unit-test binaries it runs (scripts/test.sh).
 build-asan: deps $(ASAN_BUILD)/build.ninja
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target hookd_unit_tests
 
 # The daemon alone (no tests, no benchmarks): what `make run` needs.
 build-hookd: deps $(BUILD)/build.ninja
@@ -45,7 +46,8 @@ bench: build
 # Random-seeded fuzzing of the parsers and the API under ASan+UBSan (A33), FUZZ_SECONDS per
 # target; a finding is written to fuzz-finding-<target>.bin (docs/testing.md).
 FUZZ_SECONDS ?= 30
-fuzz: build-asan
+fuzz: deps $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target hookd_fuzz
 	./$(ASAN_BUILD)/tests/fuzz/hookd_fuzz --seconds $(FUZZ_SECONDS)
 
 format:

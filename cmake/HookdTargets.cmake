@@ -81,7 +81,8 @@ endfunction()
 
 # hookd_test(NAME SOURCES ... DEPS ... [LABELS ...] [PROPERTIES ...]): a GoogleTest binary
 # whose cases are registered with ctest one by one, with extra ctest PROPERTIES if given.
-# Label "unit" tests also run in the sanitizer build.
+# Label "unit" tests also run in the sanitizer build, which builds only them (target
+# hookd_unit_tests, tests/CMakeLists.txt).
 function(hookd_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS;PROPERTIES" ${ARGN})
   if(NOT ARG_LABELS)
@@ -94,4 +95,7 @@ function(hookd_test name)
     GTest::gtest GTest::gmock GTest::gtest_main)
   gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" ${ARG_PROPERTIES}
     DISCOVERY_TIMEOUT 60)
+  if("unit" IN_LIST ARG_LABELS)
+    set_property(GLOBAL APPEND PROPERTY HOOKD_UNIT_TEST_TARGETS ${name})
+  endif()
 endfunction()

@@ -206,6 +206,39 @@ proxy::GatewayOptions gateway_options(const config::Config& config, const std::s
   return o;
 }
 
+reconcile::ReconcileOptions reconcile_options(const config::ReconcileConfig& c,
+                                              const config::ServerConfig& server,
+                                              const std::string& node_id) {
+  using std::chrono::duration_cast;
+  using std::chrono::milliseconds;
+  reconcile::ReconcileOptions o;
+  o.interval = duration_cast<milliseconds>(c.interval);
+  o.feed_url = c.feed_url;
+  o.feed_token = c.feed_token;
+  o.items = c.items;
+  o.item_id = c.item_id;
+  o.item_body = c.item_body;
+  o.item_time = c.item_time;
+  o.next_cursor = c.next_cursor;
+  o.done = c.done;
+  o.cursor_param = c.cursor_param;
+  o.overlap = duration_cast<milliseconds>(c.overlap);
+  o.status_url = c.status_url;
+  o.status_state = c.status_state;
+  o.stuck_after = duration_cast<milliseconds>(c.stuck_after);
+  o.repair = c.repair == config::ReconcileRepair::kManual ? reconcile::RepairMode::kManual
+                                                          : reconcile::RepairMode::kAuto;
+  o.lease_owner = node_id + "/reconcile";
+  o.max_pages_per_run = c.max_pages_per_run;
+  o.max_page_bytes = static_cast<std::size_t>(c.max_page_bytes);
+  o.page_timeout = duration_cast<milliseconds>(c.page_timeout);
+  o.status_timeout = duration_cast<milliseconds>(c.status_timeout);
+  o.max_stuck_per_run = c.max_stuck_per_run;
+  o.lease = duration_cast<milliseconds>(c.lease);
+  o.max_json_depth = server.max_json_depth;
+  return o;
+}
+
 net::HttpServerOptions server_options(const config::ServerConfig& server,
                                       const ListenAddress& listen) {
   net::HttpServerOptions options;

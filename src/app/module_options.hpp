@@ -15,6 +15,7 @@
 #include "net/http_server.hpp"
 #include "outbound/dispatcher.hpp"
 #include "proxy/gateway_options.hpp"
+#include "reconcile/reconcile_options.hpp"
 
 namespace hookd::app {
 
@@ -40,6 +41,12 @@ inbound::ForwarderOptions forwarder_options(const config::Config& config,
 // One ProxyRoute per [[proxy]], in file order (an upstream's trailing "/" dropped); the
 // claims' owner is "<node_id>/proxy". The batching and sweep settings keep their defaults.
 proxy::GatewayOptions gateway_options(const config::Config& config, const std::string& node_id);
+
+// One [source.reconcile] (every key as is, durations in ms); the lease owner is
+// "<node_id>/reconcile"; max_json_depth from [server].
+reconcile::ReconcileOptions reconcile_options(const config::ReconcileConfig& c,
+                                              const config::ServerConfig& server,
+                                              const std::string& node_id);
 
 // [server] on the parsed listen address; io_threads 0 = the hardware's threads (at least 2).
 net::HttpServerOptions server_options(const config::ServerConfig& server,

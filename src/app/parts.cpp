@@ -63,6 +63,10 @@ Status App::Parts::build(AppOptions options) {
   if (auto client_built = build_client(); !client_built) return client_built;
   build_publish();
   build_dispatcher();
+  auto reconcile_built = ReconcileParts::build(
+      {config, *store, storage->clock, &registry, logger.get(), dispatcher_options.node_id});
+  if (!reconcile_built) return std::unexpected(reconcile_built.error());
+  reconcile = std::move(*reconcile_built);
   if (auto api_built = build_api(); !api_built) return api_built;
   auto inbound_built =
       InboundParts::build({config, *store, storage->clock, storage->random, registry, metrics.get(),
@@ -123,9 +127,11 @@ void App::Parts::build_dispatcher() {
 Status App::Parts::build_api() {
   auto options = api_options(config);
   if (!options) return std::unexpected(options.error());
-  api = std::make_unique<api::Api>(api::ApiDeps{*store, *publish, storage->clock, storage->random,
-                                                metrics.get(), &registry, logger.get(),
-                                                std::move(*options)});
+  api = std::make_unique<api::Api>(
+      api::ApiDeps{*store, *publish, storage->clock, storage->random, metrics.get(), &registry,
+                   logger.get(), std::move(*options),
+                   // Any source can have differences to resolve.
+                   config.sources.empty() ? nullptr : reconcile.get()});
   return {};
 }
 
@@ -182,6 +188,8 @@ Status App::Parts::start() {
   inbound_started = true;
   if (auto proxying = proxy->start(); !proxying) return proxying;
   proxy_started = true;
+  if (auto reconciling = reconcile->start(); !reconciling) return reconciling;
+  reconcile_started = true;
   if (auto listening = server->start(); !listening) return listening;
   server_started = true;
   ready = true;
@@ -197,14 +205,15 @@ void App::Parts::stop() {
   ready = false;
   logger->info("hookd.stopping");
   if (server_started) server->stop(config.server.shutdown_grace);
-  if (proxy_started) proxy->stop();      // records the outcomes of calls answered in the grace
-  if (api_started) api->stop();          // new requests get 503
-  if (inbound_started) inbound->stop();  // commits queued events, then the forwarder
+  if (reconcile_started) reconcile->stop();  // a run in progress ends at its next page
+  if (proxy_started) proxy->stop();          // records the outcomes of calls answered in the grace
+  if (api_started) api->stop();              // new requests get 503
+  if (inbound_started) inbound->stop();      // commits queued events, then the forwarder
   if (dispatcher_started) dispatcher->stop();  // needs the client for in-flight attempts
   if (publish_started) publish->stop();        // after its users: commits every queued publish
   if (client_started) client->stop();
   server_started = api_started = dispatcher_started = publish_started = client_started =
-      inbound_started = proxy_started = false;
+      inbound_started = proxy_started = reconcile_started = false;
   logger->info("hookd.stopped");
   logger->flush();
 }

@@ -1,10 +1,13 @@
 #include "cli/reconcile_command.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
 
+#include "app/reconcile_parts.hpp"
 #include "app/store_factory.hpp"
 #include "cli/exit_codes.hpp"
 #include "wire/json.hpp"
@@ -105,88 +108,90 @@ int show(store::Store& store, const ReconcileArgs& args, std::ostream& out, std:
   return kExitOk;
 }
 
-bool is_terminal(const config::Config& config, const std::string& source,
-                 const std::string& state) {
-  for (const auto& s : config.sources) {
-    if (s.name != source) continue;
-    return std::find(s.terminal_states.begin(), s.terminal_states.end(), state) !=
-           s.terminal_states.end();
-  }
-  return false;
-}
+bool parsed(const CLI::App* command) { return command != nullptr && command->parsed(); }
 
-// The act for `resolve`, or why it does not fit (usage errors: exit 2).
-Result<store::DifferenceAct> resolve_act(store::Store& store, const config::Config& config,
-                                         const ReconcileArgs& args,
-                                         const store::Difference& difference) {
-  store::DifferenceAct act;
-  act.difference_id = args.id;
+// A person's action as the API takes it: the same audit entry whichever way it comes.
+Result<api::DifferenceResolution> resolution_of(const ReconcileArgs& args) {
   const auto action = store::parse_difference_action(args.action);
   if (!action || *action == store::DifferenceAction::kRelease) {
     return fail(ErrorCode::kInvalidArgument,
                 "unknown --action \"" + args.action + "\" (repair, ignore, correct_state)");
   }
-  act.action = *action;
-  act.by = args.actor;
-  act.reason = args.reason;
-  if (act.action == store::DifferenceAction::kCorrectState) {
-    if (!args.to_state || is_blank(*args.to_state)) {
-      return fail(ErrorCode::kInvalidArgument, "correct_state needs --state");
-    }
-    if (!difference.entity_key) {
-      return fail(ErrorCode::kInvalidArgument,
-                  "difference " + args.id + " names no entity (correct_state needs one)");
-    }
-    store::InboxEntity entity;
-    if (auto known = store.inbox_entity(difference.source, *difference.entity_key)) {
-      entity = *known;
-    }
-    entity.source = difference.source;
-    entity.entity_key = *difference.entity_key;
-    entity.state = *args.to_state;
-    entity.terminal = is_terminal(config, difference.source, *args.to_state);
-    act.entity = std::move(entity);
-  } else if (args.to_state) {
-    return fail(ErrorCode::kInvalidArgument, "--state goes with --action correct_state only");
+  if (*action == store::DifferenceAction::kCorrectState &&
+      (!args.to_state || is_blank(*args.to_state))) {
+    return fail(ErrorCode::kInvalidArgument, "correct_state needs --state");
   }
-  store::AuditEntry audit;
-  audit.actor = args.actor;
-  audit.action = "reconcile.resolve";
-  audit.target_type = "reconcile_difference";
-  audit.target_id = args.id;
-  audit.reason = args.reason;
-  act.audit = std::move(audit);
-  return act;
+  api::DifferenceResolution r;
+  r.action = *action;
+  r.state = args.to_state;
+  r.reason = args.reason;
+  r.audit.actor = args.actor;
+  r.audit.action = "reconcile.difference.resolve";
+  r.audit.target_type = "difference";
+  r.audit.target_id = args.id;
+  r.audit.reason = args.reason;
+  return r;
 }
 
-int resolve(store::Store& store, const config::Config& config, const ReconcileArgs& args,
-            std::ostream& out, std::ostream& err) {
-  auto difference = store.reconcile_get_difference(args.id);
-  if (!difference) {
-    err << "hookd reconcile resolve: " << difference.error().message << '\n';
-    return kExitInvalid;
-  }
-  auto act = resolve_act(store, config, args, *difference);
-  if (!act) {
-    err << "hookd reconcile resolve: " << act.error().message << '\n';
+// An action that does not fit is a usage error (2); a store that refuses, exit 1.
+int exit_code_of(const Error& e) {
+  return e.code == ErrorCode::kInvalidArgument ? kExitUsage : kExitInvalid;
+}
+
+int resolve(app::ReconcileParts& reconcilers, const ReconcileArgs& args, std::ostream& out,
+            std::ostream& err) {
+  auto resolution = resolution_of(args);
+  if (!resolution) {
+    err << "hookd reconcile resolve: " << resolution.error().message << '\n';
     return kExitUsage;
   }
-  auto after = store.reconcile_act(*act);
+  auto after = reconcilers.resolve(args.id, *resolution);
   if (!after) {
     err << "hookd reconcile resolve: nothing was changed: " << after.error().message << '\n';
-    return kExitInvalid;
+    return exit_code_of(after.error());
   }
   out << wire::to_json(*after).dump(2) << '\n';
   return kExitOk;
 }
 
-bool parsed(const CLI::App* command) { return command != nullptr && command->parsed(); }
+// One whole run on this thread, under the source's lease like the daemon's runs.
+int run(app::ReconcileParts& reconcilers, const ReconcileArgs& args, std::ostream& out,
+        std::ostream& err) {
+  auto closed = reconcilers.run_once(args.run_source, "cli");
+  if (!closed) {
+    err << "hookd reconcile run: " << closed.error().message << '\n';
+    return closed.error().code == ErrorCode::kNotFound ? kExitUsage : kExitInvalid;
+  }
+  if (args.json) {
+    out << wire::to_json(*closed).dump(2) << '\n';
+  } else {
+    out << "run " << closed->id << " of " << closed->source << ": " << closed->items_read
+        << " items read, " << closed->differences_found << " differences found, "
+        << closed->repaired << " repaired" << (closed->error ? ", failed: " + *closed->error : "")
+        << '\n';
+  }
+  return closed->error ? kExitInvalid : kExitOk;
+}
+
+// resolve and run act through the sources' reconcilers (the daemon's code, no metrics).
+int act(store::Store& store, const config::Config& config, Clock& clock, const ReconcileArgs& args,
+        std::ostream& out, std::ostream& err) {
+  auto reconcilers = app::ReconcileParts::build(
+      {config, store, clock, nullptr, nullptr, "cli-" + std::to_string(::getpid())});
+  if (!reconcilers) {
+    err << "hookd reconcile: " << reconcilers.error().message << '\n';
+    return kExitUsage;
+  }
+  if (parsed(args.run)) return run(**reconcilers, args, out, err);
+  return resolve(**reconcilers, args, out, err);
+}
 
 }  // namespace
 
 CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args) {
   CLI::App* rec = app.add_subcommand(
-      "reconcile", "The reconciler's differences and runs: list, runs, show, resolve (database)");
+      "reconcile",
+      "The reconciler's differences and runs: list, runs, show, resolve, run (database)");
   rec->require_subcommand(1);
   args.list = rec->add_subcommand("list", "List differences, newest first");
   add_config_flags(*args.list, args.config);
@@ -213,14 +218,20 @@ CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args) {
   args.resolve->add_option("--action", args.action, "repair, ignore or correct_state")->required();
   args.resolve->add_option("--state", args.to_state, "correct_state: the entity's state");
   add_audit_flags(*args.resolve, args.reason, args.actor);
+  args.run = rec->add_subcommand(
+      "run", "Run the source's reconciler once now, here (its feed, stuck and parked checks)");
+  add_config_flags(*args.run, args.config);
+  args.run->add_option("source", args.run_source, "a [[source]] with [source.reconcile]")
+      ->required();
+  args.run->add_flag("--json", args.json, "print the closed run as JSON");
   return rec;
 }
 
-int run_reconcile_on(store::Store& store, const config::Config& config, const ReconcileArgs& args,
-                     std::ostream& out, std::ostream& err) {
+int run_reconcile_on(store::Store& store, const config::Config& config, Clock& clock,
+                     const ReconcileArgs& args, std::ostream& out, std::ostream& err) {
   if (parsed(args.runs)) return runs(store, args, out, err);
   if (parsed(args.show)) return show(store, args, out, err);
-  if (parsed(args.resolve)) return resolve(store, config, args, out, err);
+  if (parsed(args.resolve) || parsed(args.run)) return act(store, config, clock, args, out, err);
   return list(store, args, out, err);
 }
 
@@ -232,7 +243,7 @@ int run_reconcile(const ReconcileArgs& args, std::ostream& out, std::ostream& er
     err << "hookd reconcile: cannot open the database: " << opened.error().message << '\n';
     return kExitInvalid;
   }
-  return run_reconcile_on(*(*opened)->store, *config, args, out, err);
+  return run_reconcile_on(*(*opened)->store, *config, (*opened)->clock, args, out, err);
 }
 
 }  // namespace hookd::cli

@@ -233,7 +233,7 @@ void check_reconcile_status(Checker& c, const std::string& path, const SourceCon
 void check_reconcile_limits(Checker& c, const std::string& p, const ReconcileConfig& r) {
   if (r.interval != Duration::zero()) c.range(p + "interval", r.interval, seconds(10), days(7));
   c.range(p + "overlap", r.overlap, Duration::zero(), days(30));
-  c.range(p + "stuck_after", r.stuck_after, minutes(1), days(365));
+  c.range(p + "stuck_after", r.stuck_after, seconds(1), days(365));
   c.range(p + "max_pages_per_run", r.max_pages_per_run, 1, 1'000'000);
   c.size_range(p + "max_page_bytes", r.max_page_bytes, kKiB, 256 * kMiB);
   c.range(p + "page_timeout", r.page_timeout, seconds(1), minutes(10));

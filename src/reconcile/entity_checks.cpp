@@ -59,21 +59,31 @@ std::optional<std::string> check_stuck(const ReconcileOptions& o, ReconcilerDeps
   auto stuck = deps.reconcile_store.reconcile_stuck_entities(
       source.name(), deps.clock.now_ms() - o.stuck_after.count(), o.max_stuck_per_run);
   if (!stuck) return "stuck entities: " + stuck.error().message;
+  // One entity's failed status call does not keep the others unchecked: the run goes on and
+  // closes with the first failure (and how many there were).
   std::vector<store::DifferenceFinding> findings;
+  std::optional<std::string> first_failure;
+  int failures = 0;
+  auto failed = [&](std::string why) {
+    if (!first_failure) first_failure = std::move(why);
+    ++failures;
+  };
   for (const auto& entity : *stuck) {
     const std::string url = status_url_of(o.status_url, entity.entity_key);
     auto answer = fetch_page(deps.http, url, o.feed_token, o.status_timeout);
     if (!answer.ok() || answer.status < 200 || answer.status > 299) {
-      return "status of " + entity.entity_key + ": " +
+      failed("status of " + entity.entity_key + ": " +
              (answer.ok() ? "HTTP " + std::to_string(answer.status)
                           : std::string(net::to_string(answer.error))) +
-             " (GET " + url + ")";
+             " (GET " + url + ")");
+      continue;
     }
     auto doc = inbound::parse_json_bounded(answer.body, o.max_json_depth);
     const json* at = doc ? inbound::at_pointer(*doc, o.status_state) : nullptr;
     auto remote = at ? inbound::scalar_text(*at) : std::nullopt;
     if (!remote || remote->empty()) {
-      return "status of " + entity.entity_key + ": no state at " + o.status_state;
+      failed("status of " + entity.entity_key + ": no state at " + o.status_state);
+      continue;
     }
     if (entity.state && *entity.state == *remote) continue;
     store::Difference d;
@@ -95,11 +105,15 @@ std::optional<std::string> check_stuck(const ReconcileOptions& o, ReconcilerDeps
     const bool repair = o.repair == RepairMode::kAuto && source.is_terminal(*remote);
     findings.push_back({std::move(d), repair});
   }
-  if (findings.empty()) return std::nullopt;
-  if (auto recorded = deps.reconcile_store.reconcile_record(findings); !recorded) {
-    return "recording state mismatches: " + recorded.error().message;
+  if (!findings.empty()) {
+    if (auto recorded = deps.reconcile_store.reconcile_record(findings); !recorded) {
+      return "recording state mismatches: " + recorded.error().message;
+    }
   }
-  return std::nullopt;
+  if (!first_failure) return std::nullopt;
+  return failures == 1 ? *first_failure
+                       : *first_failure + " (and " + std::to_string(failures - 1) +
+                             " more status calls failed)";
 }
 
 std::optional<std::string> hand_off_parked(const ReconcileOptions& o, ReconcilerDeps& deps,

@@ -19,7 +19,9 @@ store::InboxEvent synthesized_state_event(const inbound::Source& source,
                                           const std::string& entity_key, const std::string& state);
 
 // Entities non-terminal past stuck_after, asked at status_url: another remote state is a
-// state_mismatch difference (repaired only when terminal and repair = auto).
+// state_mismatch difference (repaired only when terminal and repair = auto). A failed status
+// call skips that entity only; the first failure (with a count of the others) is returned
+// after the rest were checked and recorded.
 std::optional<std::string> check_stuck(const ReconcileOptions& options, ReconcilerDeps& deps,
                                        const std::string& run_id);
 

@@ -9,6 +9,7 @@
 
 #include "inbound/business_key.hpp"
 #include "inbound/event_fields.hpp"
+#include "reconcile/raw_json.hpp"
 
 namespace hookd::reconcile {
 namespace {
@@ -83,9 +84,10 @@ std::optional<std::int64_t> item_time_of(const json& value) {
   return std::nullopt;
 }
 
+// `item` parsed, `raw_item` its bytes on the page: the body is injected as those bytes.
 Result<store::ReconcileItem> read_item(const ReconcileOptions& o, const inbound::Source& source,
-                                       const json& item, std::size_t index,
-                                       const store::Evidence& evidence) {
+                                       const json& item, std::string_view raw_item,
+                                       std::size_t index, const store::Evidence& evidence) {
   const auto where = "feed item " + std::to_string(index);
   const json* id_value = inbound::at_pointer(item, o.item_id);
   auto id = id_value ? inbound::scalar_text(*id_value) : std::nullopt;
@@ -96,6 +98,10 @@ Result<store::ReconcileItem> read_item(const ReconcileOptions& o, const inbound:
   if (!body) {
     return fail(ErrorCode::kInvalidArgument,
                 where + " (" + *id + ") has no body at " + o.item_body);
+  }
+  const auto raw_body = raw_at_pointer(raw_item, o.item_body);
+  if (!raw_body) {
+    return fail(ErrorCode::kInternal, where + " (" + *id + "): its body's bytes were not found");
   }
   inbound::EventFields fields;
   inbound::read_body_fields(source, *body, fields);
@@ -113,7 +119,7 @@ Result<store::ReconcileItem> read_item(const ReconcileOptions& o, const inbound:
   }
   ev.depends_on = std::move(fields.depends_on);
   ev.headers = {{"content-type", "application/json"}};
-  ev.payload = body->dump();
+  ev.payload = std::string(*raw_body);  // never re-serialised: the provider's bytes
 
   auto& d = out.difference;
   d.source = source.name();
@@ -170,8 +176,12 @@ Result<FeedPage> read_feed_page(const ReconcileOptions& o, const inbound::Source
     if (!items->is_array()) {
       return fail(ErrorCode::kInvalidArgument, "the feed page's " + o.items + " is not an array");
     }
+    const auto raw_items = raw_array_elements(body, o.items);
+    if (!raw_items || raw_items->size() != items->size()) {
+      return fail(ErrorCode::kInternal, "the feed page's items' bytes were not found");
+    }
     for (std::size_t i = 0; i < items->size(); ++i) {
-      HOOKD_TRY(item, read_item(o, source, (*items)[i], i, evidence));
+      HOOKD_TRY(item, read_item(o, source, (*items)[i], (*raw_items)[i], i, evidence));
       if (item.event.event_time &&
           (!page.newest_item_ms || *item.event.event_time > *page.newest_item_ms)) {
         page.newest_item_ms = item.event.event_time;

@@ -43,6 +43,27 @@ std::string answer_problem(const net::AttemptResult& answer, std::size_t max_byt
   return "";
 }
 
+// hookd_reconcile_runs_total{source,result} and hookd_reconcile_run_seconds{source}; both
+// families are shared by every source's reconciler (the registry hands out the same family).
+struct RunMetrics {
+  ops::CounterFamily* runs = nullptr;
+  ops::HistogramFamily* seconds = nullptr;
+
+  explicit RunMetrics(ops::Registry* registry) {
+    if (registry == nullptr) return;
+    runs = &registry->counter("hookd_reconcile_runs_total",
+                              "Reconcile runs closed, by source and result (ok, failed).",
+                              {"source", "result"});
+    seconds = &registry->histogram("hookd_reconcile_run_seconds",
+                                   "Duration of one reconcile run, by source.",
+                                   ops::latency_buckets_seconds(), {"source"});
+  }
+  void closed(const std::string& source, bool ok, double elapsed_seconds) const {
+    if (runs) runs->with({source, ok ? "ok" : "failed"}).inc();
+    if (seconds) seconds->with({source}).observe(elapsed_seconds);
+  }
+};
+
 }  // namespace
 
 struct Reconciler::Impl {
@@ -57,7 +78,10 @@ struct Reconciler::Impl {
   std::jthread interval_thread;
   std::jthread worker;
 
-  Impl(ReconcileOptions o, ReconcilerDeps d) : options(std::move(o)), deps(std::move(d)) {}
+  RunMetrics metrics;
+
+  Impl(ReconcileOptions o, ReconcilerDeps d)
+      : options(std::move(o)), deps(std::move(d)), metrics(deps.registry) {}
 
   const std::string& source() const { return deps.source->name(); }
 
@@ -115,6 +139,7 @@ struct Reconciler::Impl {
 
   // Continues an opened run to its end and closes it.
   Result<store::ReconcileRun> finish(const store::ReconcileStart& start) {
+    const store::Millis began = deps.clock.now_ms();
     std::optional<std::string> error;
     try {
       error = walk(start);
@@ -127,7 +152,35 @@ struct Reconciler::Impl {
     auto closed =
         deps.reconcile_store.reconcile_finish(start.run.id, options.lease_owner, std::move(error));
     running = false;
+    metrics.closed(source(), closed && !closed->error,
+                   static_cast<double>(deps.clock.now_ms() - began) / 1000.0);
+    log_closed(start.run.id, closed);
     return closed;
+  }
+
+  // One line per run: what it read and found, or why it failed (never the feed token).
+  void log_closed(const std::string& run_id, const Result<store::ReconcileRun>& closed) const {
+    if (deps.logger == nullptr) return;
+    if (!closed) {
+      deps.logger->error(
+          "reconcile.run_not_closed",
+          {{"source", source()}, {"run", run_id}, {"error", closed.error().message}});
+      return;
+    }
+    const auto& r = *closed;
+    if (r.error) {
+      deps.logger->warn("reconcile.run_failed", {{"source", source()},
+                                                 {"run", r.id},
+                                                 {"items_read", r.items_read},
+                                                 {"differences", r.differences_found},
+                                                 {"error", *r.error}});
+    } else {
+      deps.logger->info("reconcile.run_finished", {{"source", source()},
+                                                   {"run", r.id},
+                                                   {"items_read", r.items_read},
+                                                   {"differences", r.differences_found},
+                                                   {"repaired", r.repaired}});
+    }
   }
 
   Result<store::ReconcileRun> run_once(const std::string& trigger) {

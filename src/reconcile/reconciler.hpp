@@ -32,8 +32,10 @@ struct ReconcilerDeps {
   net::HttpSender& http;  // feed pages and status calls (already started)
   Clock& clock;
   std::shared_ptr<const inbound::Source> source;  // name, terminal states, entity/state fields
-  ops::Registry* registry = nullptr;              // null: no metrics
-  const ops::Logger* logger = nullptr;            // null: no logs
+  // null: no metrics; else hookd_reconcile_runs_total{source,result} (ok, failed) and
+  // hookd_reconcile_run_seconds{source} per closed run
+  ops::Registry* registry = nullptr;
+  const ops::Logger* logger = nullptr;  // null: no logs; else one line per closed run
 };
 
 // A person's action on a difference (the API's DifferenceResolution without its type).

@@ -55,6 +55,9 @@ inline constexpr std::size_t kMaxEvidenceExcerpt = 4096;
 // The stored header of a parked event released without its dependency (DifferenceAct
 // release): the forwarder then forwards it, and the app sees which ids are missing.
 inline constexpr std::string_view kDependencyMissingHeader = "hookd-dependency-missing";
+// The error of a run whose node stopped holding the lease before it closed the run.
+inline constexpr std::string_view kInterruptedRunError =
+    "interrupted: its node stopped (or lost the lease) before closing it";
 
 struct Difference {
   std::string id;      // "rcd_..." (assigned by the store)
@@ -193,8 +196,9 @@ class ReconcileStore {
  public:
   virtual ~ReconcileStore() = default;
   // Not pure while the engines are being written (issue 15): each default fails kInternal.
-  // Takes the source's lease (row created on first use) when it is free or ran out, and opens
-  // a run row; kConflict when another owner holds it.
+  // Takes the source's lease (row created on first use) when it is free, ran out or is held
+  // by `owner` itself (a restart after a crash), closes the runs its earlier holders left open
+  // (error kInterruptedRunError) and opens a run row; kConflict when another owner holds it.
   virtual Result<ReconcileStart> reconcile_begin(const std::string& source,
                                                  const std::string& owner, Millis lease_ms,
                                                  const std::string& trigger);

@@ -33,6 +33,12 @@ class ReconcileCommandTest : public ::testing::Test {
     config::SourceConfig source;
     source.name = "esign";
     source.terminal_states = {"signed", "voided"};
+    source.scheme = config::Scheme::kNone;
+    source.event_id = "/id";
+    source.forward.url = "http://127.0.0.1:9/app";
+    source.forward.secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    source.reconcile = config::ReconcileConfig{};  // no feed, no status URL: runs read nothing
+    source.reconcile->interval = std::chrono::seconds(0);
     config_.sources.push_back(source);
   }
 
@@ -93,7 +99,7 @@ class ReconcileCommandTest : public ::testing::Test {
       return o;
     }
     std::ostringstream out, err;
-    o.exit_code = run_reconcile_on(*store_, config_, args, out, err);
+    o.exit_code = run_reconcile_on(*store_, config_, clock_, args, out, err);
     o.out = out.str();
     o.err = err.str();
     return o;
@@ -151,7 +157,7 @@ TEST_F(ReconcileCommandTest, ARepairInsertsTheKeptEventOnceAndIsAudited) {  // A
   auto entries = store_->list_audit(audit, store::PageRequest{});
   ASSERT_TRUE(entries.has_value());
   ASSERT_EQ(entries->data.size(), 1u);
-  EXPECT_EQ(entries->data[0].action, "reconcile.resolve");
+  EXPECT_EQ(entries->data[0].action, "reconcile.difference.resolve");  // as through the API
   EXPECT_EQ(entries->data[0].actor, "alice");
   EXPECT_EQ(entries->data[0].reason, "checked");
 }
@@ -176,6 +182,23 @@ TEST_F(ReconcileCommandTest, CorrectStateSetsTheEntityTerminalWhenTheSourceSaysS
   EXPECT_TRUE(entity->terminal);
   EXPECT_EQ(store_->reconcile_get_difference(wrong.id)->state, store::DifferenceState::kResolved);
   EXPECT_EQ(run({"show", "rcd_unknown"}).exit_code, kExitInvalid);
+}
+
+TEST_F(ReconcileCommandTest, RunTakesTheSourcesLeaseAndClosesTheRun) {
+  const auto ran = run({"run", "esign", "--json"});
+  ASSERT_EQ(ran.exit_code, kExitOk) << ran.err;
+  const auto closed = nlohmann::json::parse(ran.out);
+  EXPECT_EQ(closed["state"], "finished") << ran.out;
+  EXPECT_EQ(closed["trigger"], "cli");
+  EXPECT_EQ(closed["itemsRead"], 0);
+  EXPECT_EQ(run({"run", "unknown"}).exit_code, kExitUsage);
+  // Another node holds the lease: refused, no second run opened.
+  ASSERT_TRUE(store_->reconcile_begin("esign", "node-b/reconcile", 60'000, "api").has_value());
+  const auto busy = run({"run", "esign"});
+  EXPECT_EQ(busy.exit_code, kExitInvalid) << busy.out;
+  const auto runs = store_->reconcile_list_runs(std::string("esign"), store::PageRequest{});
+  ASSERT_TRUE(runs.has_value());
+  EXPECT_EQ(runs->data.size(), 2u);  // the CLI's (closed) and node-b's (open)
 }
 
 }  // namespace

@@ -198,7 +198,9 @@ TEST_F(ReconcilerTest, MissingItemsAreRecordedAndInsertedOnceWithTheirNote) {
     auto ev = store_->inbox_find("esign", *d.event_id);
     ASSERT_TRUE(ev.has_value());
     EXPECT_EQ(ev->entity_key, "ent-" + *d.event_id);
-    EXPECT_EQ(ev->payload, nlohmann::json::parse(ev->payload).dump());
+    // The item's body bytes as the feed had them (not re-serialised: keys keep their order).
+    EXPECT_EQ(ev->payload, R"({"id":")" + *d.event_id + R"(","entity":"ent-)" + *d.event_id +
+                               R"(","state":"pending"})");
     EXPECT_EQ(nlohmann::json::parse(ev->payload)["id"], *d.event_id);
     auto history = store_->inbox_history(ev->id);
     ASSERT_TRUE(history.has_value());
@@ -213,6 +215,22 @@ TEST_F(ReconcilerTest, MissingItemsAreRecordedAndInsertedOnceWithTheirNote) {
     bearer |= name == "Authorization" && value == "Bearer secret-token";
   }
   EXPECT_TRUE(bearer);
+}
+
+TEST_F(ReconcilerTest, AnInjectedBodyIsTheFeedsBytesNeverReserialised) {
+  // Whitespace, key order, number spelling and escapes a parser would normalise.
+  const std::string body =
+      "{ \"state\" : \"pending\",\n  \"id\":\"e9\", \"entity\": \"ent-e9\", "
+      "\"amount\": 1.50e+2, \"name\": \"caf\\u00e9 \\\"x\\\"\" }";
+  feed_.serve(kFeed, 200,
+              "{\"data\": [ {\"payload\" :" + body + " , \"id\": \"e9\"} ], \"done\": true}");
+  auto run = make()->run_once("api");
+  ASSERT_TRUE(run.has_value()) << run.error().message;
+  EXPECT_EQ(run->repaired, 1);
+  auto ev = store_->inbox_find("esign", "e9");
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_EQ(ev->payload, body);
+  EXPECT_EQ(ev->entity_key, "ent-e9");  // its fields were still read from the parsed body
 }
 
 TEST_F(ReconcilerTest, AnItemAlreadyInTheInboxIsNoDifference) {
@@ -489,6 +507,43 @@ TEST_F(ReconcilerTest, StuckEntitiesAreCheckedAgainstTheStatusUrl) {
   std::size_t again = 0;
   for (const auto& d : differences()) again += d.kind == store::DifferenceKind::kStateMismatch;
   EXPECT_EQ(again, 2u);
+}
+
+TEST_F(ReconcilerTest, AFailedStatusCallSkipsOnlyItsEntity) {
+  options_.repair = RepairMode::kManual;
+  feed_.serve(kFeed, 200, page({"k1", "k2", "k3", "k4"}, "", true));
+  auto manual = make();
+  ASSERT_TRUE(manual->run_once("api").has_value());
+  for (const auto& d : differences()) {
+    Resolution res;
+    res.action = store::DifferenceAction::kCorrectState;
+    res.state = "pending";
+    ASSERT_TRUE(manual->resolve(d.id, res).has_value());
+  }
+  // ent-k1 answers 500, ent-k2 times out, ent-k4 has no state; ent-k3 still gets checked.
+  const std::string status = "http://127.0.0.1:9/status/";
+  feed_.serve(status + "ent-k1", 500, "");
+  feed_.fail_transport(status + "ent-k2");
+  feed_.serve(status + "ent-k3", 200, R"({"status":"completed"})");
+  feed_.serve(status + "ent-k4", 200, R"({"other":"x"})");
+  options_.repair = RepairMode::kAuto;
+  options_.feed_url = "";
+  options_.status_url = status + "{entity}";
+  options_.stuck_after = std::chrono::milliseconds(-60'000);
+  auto run = make()->run_once("api");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(run->error.has_value());
+  EXPECT_NE(run->error->find("status of ent-k1: HTTP 500"), std::string::npos) << *run->error;
+  EXPECT_NE(run->error->find("(and 2 more status calls failed)"), std::string::npos) << *run->error;
+  std::size_t mismatches = 0;
+  for (const auto& d : differences()) {
+    if (d.kind != store::DifferenceKind::kStateMismatch) continue;
+    ++mismatches;
+    EXPECT_EQ(d.entity_key, "ent-k3");
+    EXPECT_EQ(d.state, store::DifferenceState::kRepaired);
+  }
+  EXPECT_EQ(mismatches, 1u);
+  EXPECT_TRUE(in_inbox("reconcile:ent-k3:completed"));
 }
 
 // An event parked past park_timeout, as the forwarder writes it.

@@ -275,6 +275,15 @@ TEST_P(ReconcileTest, TheOwnerMayRetakeItsLeaseAndAnExpiredLeaseIsFree) {
   auto theirs = begin(kOwnerB, 1000);
   EXPECT_EQ(theirs.run.owner, kOwnerB);
   EXPECT_EQ(store_->reconcile_cursor(kSource)->lease_owner, kOwnerB);
+  // The runs the earlier holders left open are closed as interrupted, not "running" forever;
+  // the new holder's is open.
+  for (const auto* id : {&first.run.id, &again.run.id}) {
+    auto run = store_->reconcile_get_run(*id);
+    ASSERT_TRUE(run.has_value());
+    EXPECT_TRUE(run->finished_at.has_value()) << *id;
+    EXPECT_EQ(run->error.value_or(""), std::string(kInterruptedRunError)) << *id;
+  }
+  EXPECT_FALSE(store_->reconcile_get_run(theirs.run.id)->finished_at.has_value());
 }
 
 TEST_P(ReconcileTest, ConcurrentBeginsGiveTheLeaseToExactlyOne) {

@@ -142,6 +142,11 @@ Result<ReconcileStart> SqliteStore::reconcile_begin(const std::string& source,
     ReconcileStart start;
     start.cursor = read_reconcile_cursor(take);
     HOOKD_CHECK(take.run());
+    // Whoever held the lease before is gone (it ran out, or this owner restarted after a
+    // crash): its run rows would read "running" forever.
+    HOOKD_TRY(orphans, c.prepare("UPDATE reconcile_runs SET finished_at = ?, error = ? "
+                                 "WHERE source = ? AND finished_at IS NULL"));
+    HOOKD_CHECK(orphans.bind_all(now, std::string(kInterruptedRunError), source).run());
     start.run.id = ids_.next(id_prefix::kReconcileRun);
     start.run.source = source;
     start.run.trigger = trigger;
