@@ -89,11 +89,6 @@ DifferenceAct act_of(const std::string& id, DifferenceAction action,
 
 class ReconcileTest : public StoreContract {
  protected:
-  void SetUp() override {
-    if (GetParam().name == "Postgres") GTEST_SKIP() << "the PostgreSQL engine is not built yet";
-    StoreContract::SetUp();
-  }
-
   ReconcileStart begin(const std::string& owner = kOwnerA, std::int64_t lease_ms = kLease) {
     auto r = store_->reconcile_begin(kSource, owner, lease_ms, "api");
     EXPECT_TRUE(r.has_value()) << r.error().message;

@@ -1,5 +1,6 @@
 // The inbound inbox on PostgreSQL: the dedup insert of a batch (ON CONFLICT DO NOTHING,
-// one statement: pg_inbox_sql.hpp) and the reads. The claim and the status changes are in
+// one statement: pg_inbox_sql.hpp; also inside another transaction, the reconciler's) and
+// the reads. The claim and the status changes are in
 // pg_inbox_round.cpp.
 #include <fmt/format.h>
 
@@ -33,6 +34,14 @@ Result<InboxInsertOutcome> insert_outcome(PgConnection& c, const Rows& rows, int
 }
 
 }  // namespace
+
+Result<InboxInsertOutcome> PgStore::inbox_insert_in_tx(PgConnection& c, InboxEvent ev, Millis now) {
+  std::vector<InboxEvent> one;
+  one.push_back(std::move(ev));
+  HOOKD_TRY(rows, c.query(inbox_insert_batch_sql(), inbox_insert_batch_params(one, now, ids_)));
+  if (rows.size() != 1) return fail(ErrorCode::kInternal, "inbox insert returned no row");
+  return insert_outcome(c, rows, 0, one[0]);
+}
 
 Result<InboxInsertOutcome> PgStore::inbox_insert(InboxEvent ev) {
   std::vector<InboxEvent> one;

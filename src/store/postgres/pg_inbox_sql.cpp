@@ -10,6 +10,7 @@
 #include "hookd/ids.hpp"
 #include "store/postgres/pg_arrays.hpp"
 #include "store/postgres/pg_rows.hpp"
+#include "store/reconcile_codec.hpp"
 
 namespace hookd::store::postgres {
 namespace {
@@ -52,13 +53,15 @@ RETURNING {})sql";
 #undef HOOKD_INBOX_OPEN
 
 // $1..$8: one element per update (`ord` is its 1-based position); $9 now; $10..$15 the
-// entity states and $16..$24 the audit entries, each naming its update by `ord`, joined to
-// the rows the UPDATE changed (a lost lease writes nothing else). The lease guard is
-// written `(...) IS TRUE` so that no index can serve it and only the primary key drives the
-// join (as for the deliveries, pg_delivery_sql.cpp). DISTINCT ON: an entity upserted twice
-// in one statement is an error; the batch's last state of it is the one written, as when the
-// updates ran one after the other. The written state never lowers last_sequence and never
-// leaves a terminal state, whatever snapshot the caller decided on (as sqlite_inbox.cpp).
+// entity states, $16..$24 the audit entries and $25..$41 the differences (recorded open,
+// once per (source, kind, subject): the first of the batch, none when recorded already),
+// each naming its update by `ord`, joined to the rows the UPDATE changed (a lost lease
+// writes nothing else). The lease guard is written `(...) IS TRUE` so that no index can
+// serve it and only the primary key drives the join (as for the deliveries,
+// pg_delivery_sql.cpp). DISTINCT ON: an entity upserted twice in one statement is an error;
+// the batch's last state of it is the one written, as when the updates ran one after the
+// other. The written state never lowers last_sequence and never leaves a terminal state,
+// whatever snapshot the caller decided on (as sqlite_inbox.cpp).
 constexpr std::string_view kUpdateSql = R"sql(
 WITH r AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[],
@@ -100,7 +103,22 @@ audited AS (
               $22::text[], $23::text[], $24::text[])
     AS a(ord, id, actor, action, target_type, target_id, reason, before, after)
     JOIN done ON done.ord = a.ord
-  ORDER BY a.ord)
+  ORDER BY a.ord),
+differences AS (
+  INSERT INTO reconcile_differences ({3})
+  SELECT DISTINCT ON (d.source, d.kind, d.subject) d.id, d.run_id, d.source, d.kind,
+    d.subject, d.event_id, d.entity_key, d.local_state, d.remote_state, d.detail,
+    d.evidence_request, d.evidence_status, d.evidence_excerpt, d.evidence_sha256,
+    d.repair_event, d.repair_payload, 'open', $9::bigint, $9::bigint
+  FROM unnest($25::bigint[], $26::text[], $27::text[], $28::text[], $29::text[], $30::text[],
+              $31::text[], $32::text[], $33::text[], $34::text[], $35::text[], $36::text[],
+              $37::bigint[], $38::bytea[], $39::text[], $40::text[], $41::bytea[])
+    AS d(ord, id, run_id, source, kind, subject, event_id, entity_key, local_state,
+         remote_state, detail, evidence_request, evidence_status, evidence_excerpt,
+         evidence_sha256, repair_event, repair_payload)
+    JOIN done ON done.ord = d.ord
+  ORDER BY d.source, d.kind, d.subject, d.ord
+  ON CONFLICT (source, kind, subject) DO NOTHING)
 SELECT {2} FROM done)sql";
 
 // `s`: the events this transaction settled (processed_at = now: their update succeeded).
@@ -125,28 +143,30 @@ WHERE p.id = ANY($2::text[]) AND p.status = 'parked' AND p.next_attempt_at > $1:
     WHERE NOT EXISTS (SELECT 1 FROM inbox s WHERE s.source = p.source AND s.event_id = d
       AND s.status IN ('processed', 'stale', 'superseded', 'duplicate-business-key'))))sql";
 
-// $1..$10: one element per event, $11 now. Inserted in (source, event_id) order so that two
-// batches sharing events lock them in the same order (no deadlock); the first of two equal
-// events of the batch is the one inserted. `k`: the row this statement inserted for the
-// event's key (the first of duplicates in the batch), `o`: the row committed before it.
+// $1..$11: one element per event ($11 its first history row's note), $12 now. Inserted in
+// (source, event_id) order so that two batches sharing events lock them in the same order
+// (no deadlock); the first of two equal events of the batch is the one inserted. `k`: the
+// row this statement inserted for the event's key (the first of duplicates in the batch),
+// `o`: the row committed before it.
 constexpr std::string_view kInsertBatchSql = R"sql(
 WITH v AS (
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
-                       $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::bytea[])
+                       $6::bigint[], $7::bigint[], $8::text[], $9::text[], $10::bytea[],
+                       $11::text[])
     WITH ORDINALITY AS v(id, source, event_id, business_key, entity_key, sequence,
-                         event_time, depends_on, headers, payload, ord)),
+                         event_time, depends_on, headers, payload, note, ord)),
 ins AS (
   INSERT INTO inbox (id, source, event_id, business_key, entity_key, sequence, event_time,
                      received_at, status, attempts, next_attempt_at, depends_on, headers,
                      payload)
   SELECT v.id, v.source, v.event_id, v.business_key, v.entity_key, v.sequence, v.event_time,
-    $11::bigint, 'received', 0, $11::bigint, v.depends_on, v.headers, v.payload
+    $12::bigint, 'received', 0, $12::bigint, v.depends_on, v.headers, v.payload
   FROM v ORDER BY v.source COLLATE "C", v.event_id COLLATE "C", v.ord
   ON CONFLICT (source, event_id) DO NOTHING
   RETURNING id, source, event_id),
 history AS (
   INSERT INTO inbox_history (inbox_id, at, from_status, to_status, note)
-  SELECT ins.id, $11::bigint, NULL, 'received', 'received' FROM ins)
+  SELECT ins.id, $12::bigint, NULL, 'received', v.note FROM ins JOIN v ON v.id = ins.id)
 SELECT n.id, COALESCE(k.id, o.id)
 FROM v LEFT JOIN ins n ON n.id = v.id
   LEFT JOIN ins k ON k.source = v.source AND k.event_id = v.event_id
@@ -156,6 +176,32 @@ ORDER BY v.ord)sql";
 bool settles(InboxStatus s) {
   return s == InboxStatus::kProcessed || s == InboxStatus::kStale ||
          s == InboxStatus::kSuperseded || s == InboxStatus::kDuplicate;
+}
+
+// One difference of kUpdateSql's $25..$41, named by its update's `ord`.
+void add_difference(std::vector<ArrayLiteral>& col, std::int64_t ord, const Difference& d) {
+  col[0].add(ord);
+  col[1].add(d.id);
+  col[2].add(d.run_id);
+  col[3].add(d.source);
+  col[4].add(to_string(d.kind));
+  col[5].add(d.subject);
+  col[6].add(d.event_id);
+  col[7].add(d.entity_key);
+  col[8].add(d.local_state);
+  col[9].add(d.remote_state);
+  col[10].add(d.detail);
+  col[11].add(d.evidence.request);
+  col[12].add(d.evidence.status);
+  col[13].add_bytes(d.evidence.excerpt);
+  col[14].add(d.evidence.sha256);
+  if (d.repair_event) {
+    col[15].add(encode_repair_event(*d.repair_event));
+    col[16].add_bytes(d.repair_event->payload);
+  } else {
+    col[15].add(std::nullopt);
+    col[16].add_bytes("");
+  }
 }
 
 Params params_of(const std::vector<ArrayLiteral>& columns) {
@@ -185,14 +231,14 @@ std::vector<InboxEvent> claimed_inbox_events(const Rows& rows) {
 }
 
 const std::string& inbox_update_sql() {
-  static const std::string sql =
-      fmt::format(kUpdateSql, qualify(kInboxColumns, "i"), kAuditColumns, kInboxColumns);
+  static const std::string sql = fmt::format(kUpdateSql, qualify(kInboxColumns, "i"), kAuditColumns,
+                                             kInboxColumns, kDifferenceColumns);
   return sql;
 }
 
 Params inbox_update_params(const std::vector<InboxStatusUpdate>& updates, Millis now,
                            IdGenerator& ids) {
-  std::vector<ArrayLiteral> update(8), entity(6), audit(9);
+  std::vector<ArrayLiteral> update(8), entity(6), audit(9), difference(17);
   std::int64_t ord = 0;
   for (const auto& u : updates) {
     ++ord;
@@ -225,12 +271,18 @@ Params inbox_update_params(const std::vector<InboxStatusUpdate>& updates, Millis
       audit[7].add(a.before);
       audit[8].add(a.after);
     }
+    if (u.difference) {
+      add_difference(difference, ord,
+                     recorded_difference(*u.difference, ids.next(id_prefix::kDifference),
+                                         DifferenceState::kOpen, now));
+    }
   }
   Params p;
   for (const auto& col : update) p.add(col.str());
   p.add(now);
   for (const auto& col : entity) p.add(col.str());
   for (const auto& col : audit) p.add(col.str());
+  for (const auto& col : difference) p.add(col.str());
   return p;
 }
 
@@ -294,7 +346,7 @@ const std::string& inbox_insert_batch_sql() {
 }
 
 Params inbox_insert_batch_params(std::vector<InboxEvent>& events, Millis now, IdGenerator& ids) {
-  std::vector<ArrayLiteral> columns(10);
+  std::vector<ArrayLiteral> columns(11);
   for (auto& ev : events) {
     ev.id = ids.next(id_prefix::kInbound);
     ev.received_at = now;
@@ -310,6 +362,7 @@ Params inbox_insert_batch_params(std::vector<InboxEvent>& events, Millis now, Id
     columns[7].add(encode_list(ev.depends_on));
     columns[8].add(encode_headers(ev.headers));
     columns[9].add_bytes(ev.payload);
+    columns[10].add(ev.history_note);
   }
   return params_of(columns).add(now);
 }

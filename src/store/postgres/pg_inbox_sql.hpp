@@ -1,8 +1,8 @@
 // The inbox's statements on PostgreSQL, each one statement for a whole batch (arrays passed
 // as parameters and unnested), so that the forwarder's round (pg_inbox_round.cpp) is one
 // pipeline and the receiver's group commit (pg_inbox.cpp) one statement: the ordered
-// per-entity claim, the status changes of a batch with their history rows, entity states
-// and audit entries, the release of parked dependents, and the dedup insert of a batch.
+// per-entity claim, the status changes of a batch with their history rows, entity states,
+// audit entries and differences, the release of parked dependents, and the dedup insert of a batch.
 // Thread-safety: pure functions over immutable SQL text (the id generator is thread-safe).
 #pragma once
 
@@ -36,8 +36,8 @@ std::vector<InboxEvent> claimed_inbox_events(const Rows& rows);
 
 // Status changes of DISTINCT events, one statement: the guarded UPDATE (an event whose lease
 // `lease_owner` lost is left alone) and, for the rows it changed only, the history row, the
-// entity state (the last update of an entity wins) and the audit entry. Returns the events
-// as updated.
+// entity state (the last update of an entity wins), the audit entry and the difference
+// (InboxStatusUpdate.difference, recorded once). Returns the events as updated.
 const std::string& inbox_update_sql();
 Params inbox_update_params(const std::vector<InboxStatusUpdate>& updates, Millis now,
                            IdGenerator& ids);
@@ -63,9 +63,10 @@ std::vector<Result<InboxEvent>> updated_inbox_events(const Rows& rows,
                                                      const std::vector<bool>& repeated);
 
 // Inserts a batch (ids and times assigned here) with ON CONFLICT (source, event_id) DO
-// NOTHING and the `received` history rows of the new ones; returns per event, in order, its
-// new id (NULL for a duplicate) and the id of the row holding its (source, event_id) (NULL
-// when the row was committed by another transaction after this statement started).
+// NOTHING and the `received` history rows of the new ones (note: the event's history_note);
+// returns per event, in order, its new id (NULL for a duplicate) and the id of the row
+// holding its (source, event_id) (NULL when the row was committed by another transaction
+// after this statement started).
 const std::string& inbox_insert_batch_sql();
 Params inbox_insert_batch_params(std::vector<InboxEvent>& events, Millis now, IdGenerator& ids);
 

@@ -261,6 +261,71 @@ CREATE UNIQUE INDEX endpoints_by_feed_token ON endpoints(feed_token_sha256)
   WHERE feed_token_sha256 IS NOT NULL;
 )sql";
 
+// Version 8: the inbound reconciler (see the SQLite migration 8, docs/storage.md "Migration
+// 8"). The evidence excerpt and the repair event's payload are bytes (BYTEA); the repair
+// event's other fields are JSON text. reconcile_sources' row is the source's lease, taken
+// with a conditional upsert (one winner however many nodes race). inbox_entities_open
+// serves the stuck-entity scan (non-terminal states, oldest first).
+constexpr std::string_view kV8 = R"sql(
+CREATE TABLE reconcile_sources (
+  source       TEXT COLLATE "C" PRIMARY KEY,
+  cursor       TEXT COLLATE "C" NOT NULL DEFAULT '',
+  watermark_at BIGINT,
+  lease_owner  TEXT COLLATE "C",
+  lease_until  BIGINT
+);
+CREATE TABLE reconcile_runs (
+  id                TEXT COLLATE "C" PRIMARY KEY,
+  source            TEXT COLLATE "C" NOT NULL,
+  trigger           TEXT COLLATE "C" NOT NULL,
+  owner             TEXT COLLATE "C" NOT NULL,
+  started_at        BIGINT NOT NULL,
+  finished_at       BIGINT,
+  items_read        BIGINT NOT NULL DEFAULT 0,
+  differences_found BIGINT NOT NULL DEFAULT 0,
+  repaired          BIGINT NOT NULL DEFAULT 0,
+  error             TEXT COLLATE "C"
+);
+CREATE INDEX reconcile_runs_by_source ON reconcile_runs(source, id);
+CREATE TABLE reconcile_differences (
+  id               TEXT COLLATE "C" PRIMARY KEY,
+  run_id           TEXT COLLATE "C" NOT NULL DEFAULT '',
+  source           TEXT COLLATE "C" NOT NULL,
+  kind             TEXT COLLATE "C" NOT NULL,
+  subject          TEXT COLLATE "C" NOT NULL,
+  event_id         TEXT COLLATE "C",
+  entity_key       TEXT COLLATE "C",
+  local_state      TEXT COLLATE "C",
+  remote_state     TEXT COLLATE "C",
+  detail           TEXT COLLATE "C" NOT NULL DEFAULT '',
+  evidence_request TEXT COLLATE "C" NOT NULL DEFAULT '',
+  evidence_status  BIGINT,
+  evidence_excerpt BYTEA NOT NULL DEFAULT ''::bytea,
+  evidence_sha256  TEXT COLLATE "C" NOT NULL DEFAULT '',
+  repair_event     TEXT COLLATE "C",
+  repair_payload   BYTEA NOT NULL DEFAULT ''::bytea,
+  state            TEXT COLLATE "C" NOT NULL,
+  found_at         BIGINT NOT NULL,
+  updated_at       BIGINT NOT NULL,
+  UNIQUE (source, kind, subject)
+);
+CREATE INDEX reconcile_differences_by_state ON reconcile_differences(state, id);
+CREATE INDEX reconcile_differences_by_source ON reconcile_differences(source, state, id);
+CREATE TABLE reconcile_actions (
+  seq           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  difference_id TEXT COLLATE "C" NOT NULL REFERENCES reconcile_differences(id),
+  action        TEXT COLLATE "C" NOT NULL,
+  actor         TEXT COLLATE "C" NOT NULL,
+  reason        TEXT COLLATE "C" NOT NULL DEFAULT '',
+  before        TEXT COLLATE "C" NOT NULL DEFAULT '',
+  after         TEXT COLLATE "C" NOT NULL DEFAULT '',
+  at            BIGINT NOT NULL
+);
+CREATE INDEX reconcile_actions_by_difference ON reconcile_actions(difference_id, seq);
+CREATE INDEX inbox_entities_open ON inbox_entities(source, updated_at)
+  WHERE NOT terminal AND state IS NOT NULL;
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -284,6 +349,7 @@ const std::vector<Migration>& pg_migrations() {
       {5, "endpoint revisions", kV5},
       {6, "proxy keys", kV6},
       {7, "outbound feed", kV7},
+      {8, "reconciler", kV8},
       // clang-format on
   };
   return kAll;

@@ -168,6 +168,31 @@ class PgStore final : public Store {
   Result<AuditEntry> append_audit(AuditEntry entry) override;
   Result<Page<AuditEntry>> list_audit(const AuditFilter& filter, const PageRequest& page) override;
 
+  // ReconcileStore (pg_reconcile.cpp)
+  Result<ReconcileStart> reconcile_begin(const std::string& source, const std::string& owner,
+                                         Millis lease_ms, const std::string& trigger) override;
+  Result<ReconcilePageResult> reconcile_apply_page(const ReconcilePage& page) override;
+  Result<std::vector<Difference>> reconcile_record(
+      const std::vector<DifferenceFinding>& findings) override;
+  Result<ReconcileRun> reconcile_finish(const std::string& run_id, const std::string& owner,
+                                        std::optional<std::string> error) override;
+  Result<ReconcileCursor> reconcile_cursor(const std::string& source) override;
+  Result<ReconcileRun> reconcile_get_run(const std::string& id) override;
+  Result<Page<ReconcileRun>> reconcile_list_runs(const std::optional<std::string>& source,
+                                                 const PageRequest& page) override;
+  Result<Difference> reconcile_get_difference(const std::string& id) override;
+  Result<Page<Difference>> reconcile_list_differences(const DifferenceFilter& filter,
+                                                      const PageRequest& page) override;
+  Result<std::vector<DifferenceActionRecord>> reconcile_actions(
+      const std::string& difference_id) override;
+  Result<Difference> reconcile_act(const DifferenceAct& act) override;
+  Result<std::vector<InboxEntity>> reconcile_stuck_entities(const std::string& source,
+                                                            Millis updated_before,
+                                                            int limit) override;
+  Result<std::vector<InboxEvent>> reconcile_timed_out_parked(const std::string& source,
+                                                             int limit) override;
+  Result<std::vector<DifferenceStat>> reconcile_stats() override;
+
  private:
   PgStore(const PgOptions& options, Clock& clock, IdGenerator& ids);
 
@@ -235,6 +260,14 @@ class PgStore final : public Store {
   Result<int> defer_in_tx(PgConnection& c, const std::vector<Deferral>& items,
                           const std::string& lease_owner, Millis now);
   Result<int> expedite_in_tx(PgConnection& c, const std::string& endpoint_id, Millis now);
+  // The webhook's dedup insert of one event (ON CONFLICT DO NOTHING, first history row with
+  // its history_note) inside the caller's transaction.
+  Result<InboxInsertOutcome> inbox_insert_in_tx(PgConnection& c, InboxEvent ev, Millis now);
+  // Records `d` (id, state, times assigned) unless its (source, kind, subject) is recorded:
+  // false then. With `repair` and a repair event, inserts it and appends auto's repair.
+  Result<bool> record_difference_in_tx(PgConnection& c, Difference& d, bool repair, Millis now);
+  // The release of a parked_timeout difference's parked event (pg_reconcile.cpp).
+  Status release_parked_in_tx(PgConnection& c, const Difference& d, Millis now);
   // dispatch_round's transaction, sent as one pipeline (pg_dispatch_round.cpp).
   Result<DispatchRoundResult> pipelined_round(PgConnection& c, const DispatchRound& round,
                                               Millis now);
