@@ -15,6 +15,9 @@
 #   SKIP_PROXY=1          skip the idempotency gateway part (bench/run_proxy.sh, run last
 #                         with REPEAT=${PROXY_REPEAT:-1}, ${PROXY_CALLS:-20000} calls,
 #                         CONNECTIONS=${PROXY_CONNECTIONS:-64})
+#   SKIP_RECONCILE=1      skip the inbound reconciler part (hookd_bench_reconcile, run after the
+#                         micro-benchmarks: RECONCILE_REPEAT=3 runs of RECONCILE_ITEMS=100000
+#                         items, RECONCILE_MISSING_PERCENT=1, RECONCILE_PAGE_SIZE=1000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -74,6 +77,16 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ "${SKIP_MICRO:-0}" != 1 ]]; then
   echo "== micro-benchmarks (Google Benchmark) =="
   "$bench_bin/hookd_micro_bench" --benchmark_min_time=0.2 "$@"
+fi
+
+if [[ "${SKIP_RECONCILE:-0}" != 1 ]]; then
+  echo "== inbound reconciler: in-memory feed → SQLite file (hookd_bench_reconcile) =="
+  for ((i = 1; i <= ${RECONCILE_REPEAT:-3}; i++)); do
+    echo "-- run $i (load average $(cut -d' ' -f1 /proc/loadavg))"
+    "$bench_bin/hookd_bench_reconcile" --items "${RECONCILE_ITEMS:-100000}" \
+      --missing-percent "${RECONCILE_MISSING_PERCENT:-1}" \
+      --page-size "${RECONCILE_PAGE_SIZE:-1000}" --timeout 600 --dir "$work"
+  done
 fi
 
 echo "== ceiling: load generator → sink, 1 KiB JSON, ${seconds}s, $connections connections =="
