@@ -180,6 +180,7 @@ Result<FeedPage> read_feed_page(const ReconcileOptions& o, const inbound::Source
     if (!raw_items || raw_items->size() != items->size()) {
       return fail(ErrorCode::kInternal, "the feed page's items' bytes were not found");
     }
+    page.items.reserve(items->size());  // an item is large (its evidence): never re-copied
     for (std::size_t i = 0; i < items->size(); ++i) {
       HOOKD_TRY(item, read_item(o, source, (*items)[i], (*raw_items)[i], i, evidence));
       if (item.event.event_time &&

@@ -157,6 +157,11 @@ Result<ReconcileStart> PgStore::reconcile_begin(const std::string& source, const
     }
     ReconcileStart start;
     start.cursor = read_reconcile_cursor(Row{taken, 0});
+    // Whoever held the lease before is gone (it ran out, or this owner restarted after a
+    // crash): its run rows would read "running" forever.
+    HOOKD_CHECK(c.query("UPDATE reconcile_runs SET finished_at = $1, error = $2 "
+                        "WHERE source = $3 AND finished_at IS NULL",
+                        Params().add_all(now, std::string(kInterruptedRunError), source)));
     start.run.id = ids_.next(id_prefix::kReconcileRun);
     start.run.source = source;
     start.run.trigger = trigger;
