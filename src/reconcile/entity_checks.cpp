@@ -64,25 +64,43 @@ std::optional<std::string> check_stuck(const ReconcileOptions& o, ReconcilerDeps
   std::vector<store::DifferenceFinding> findings;
   std::optional<std::string> first_failure;
   int failures = 0;
-  auto failed = [&](std::string why) {
-    if (!first_failure) first_failure = std::move(why);
+  // An entity whose state could not be read is itself a difference (kind stuck, once per
+  // entity): stuck here, unknown there — a person looks at it.
+  auto failed = [&](const store::InboxEntity& entity, const std::string& url,
+                    const net::AttemptResult& answer, std::string why) {
+    store::Difference d;
+    d.run_id = run_id;
+    d.source = source.name();
+    d.kind = store::DifferenceKind::kStuck;
+    d.subject = entity.entity_key;
+    d.entity_key = entity.entity_key;
+    d.local_state = entity.state;
+    d.detail = "entity " + entity.entity_key + " is " + entity.state.value_or("(none)") +
+               " here past stuck_after; its state at the provider is unknown: " + why;
+    d.evidence.request = "GET " + url;
+    if (answer.status != 0) d.evidence.status = answer.status;
+    d.evidence.excerpt =
+        answer.body.substr(0, std::min(answer.body.size(), store::kMaxEvidenceExcerpt));
+    d.evidence.sha256 = crypto::sha256_hex(answer.body);
+    findings.push_back({std::move(d), false});
+    if (!first_failure) first_failure = "status of " + entity.entity_key + ": " + why;
     ++failures;
   };
   for (const auto& entity : *stuck) {
     const std::string url = status_url_of(o.status_url, entity.entity_key);
     auto answer = fetch_page(deps.http, url, o.feed_token, o.status_timeout);
     if (!answer.ok() || answer.status < 200 || answer.status > 299) {
-      failed("status of " + entity.entity_key + ": " +
+      failed(entity, url, answer,
              (answer.ok() ? "HTTP " + std::to_string(answer.status)
                           : std::string(net::to_string(answer.error))) +
-             " (GET " + url + ")");
+                 " (GET " + url + ")");
       continue;
     }
     auto doc = inbound::parse_json_bounded(answer.body, o.max_json_depth);
     const json* at = doc ? inbound::at_pointer(*doc, o.status_state) : nullptr;
     auto remote = at ? inbound::scalar_text(*at) : std::nullopt;
     if (!remote || remote->empty()) {
-      failed("status of " + entity.entity_key + ": no state at " + o.status_state);
+      failed(entity, url, answer, "no state at " + o.status_state);
       continue;
     }
     if (entity.state && *entity.state == *remote) continue;

@@ -355,16 +355,19 @@ TEST(ReconcileE2E, AParkedEventWhoseDependencyNeverComesIsHandedOffAndForwarded)
   app.start();
   TestReceiver provider;  // its status is never asked: nothing is stuck for 30 minutes
   provider.start();
-  HookdProcess hookd(
-      config_with_sources(standard_source("esign", app.url("/app"),
-                                          "entity_key = \"/contract\"\ndepends_on = \"/after\"\n"
-                                          "state = \"/step\"\npark_timeout = \"1s\"") +
-                          "[source.reconcile]\ninterval = \"0\"\nstatus_url = \"" +
-                          provider.url("/contracts/{entity}") + "\"\nstatus_state = \"/status\"\n"));
+  HookdProcess hookd(config_with_sources(
+      standard_source("esign", app.url("/app"),
+                      "entity_key = \"/contract\"\ndepends_on = \"/after\"\n"
+                      "state = \"/step\"\npark_timeout = \"1s\"") +
+      "[source.reconcile]\ninterval = \"0\"\nstatus_url = \"" +
+      provider.url("/contracts/{entity}") + "\"\nstatus_state = \"/status\"\n"));
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
   const std::string body = R"({"contract":"c-9","step":"sign","after":"evt-create"})";
   ASSERT_EQ(send_event(hookd, "esign", "evt-sign", body).status, 200);
   EXPECT_EQ(wait_for_status(hookd, "esign", "evt-sign", "parked").value("status", ""), "parked");
+  // An event of the same contract behind it waits in the entity's queue.
+  const std::string behind = R"({"contract":"c-9","step":"archive"})";
+  ASSERT_EQ(send_event(hookd, "esign", "evt-archive", behind).status, 200);
 
   // Past park_timeout the forwarder flags it once: one open parked_timeout difference.
   nlohmann::json flagged;
@@ -380,10 +383,13 @@ TEST(ReconcileE2E, AParkedEventWhoseDependencyNeverComesIsHandedOffAndForwarded)
   // The run finds no dependency (no feed): the event is forwarded, saying what is missing.
   const auto run = wait_for_run(hookd, start_run(hookd, "esign").value("id", ""));
   ASSERT_EQ(run.value("state", ""), "finished") << run.dump();
-  ASSERT_TRUE(app.wait_for_requests(1, 20s)) << hookd.stderr_text();
+  ASSERT_TRUE(app.wait_for_requests(2, 20s)) << hookd.stderr_text();
   const auto forward = app.requests().front();
   EXPECT_EQ(forward.body, body);
   EXPECT_EQ(forward.header("hookd-dependency-missing").value_or(""), "evt-create");
+  // ... and the one behind it follows, in order, not held forever.
+  EXPECT_EQ(app.requests()[1].body, behind);
+  EXPECT_FALSE(app.requests()[1].header("hookd-dependency-missing").has_value());
   EXPECT_EQ(wait_for_status(hookd, "esign", "evt-sign", "processed").value("status", ""),
             "processed");
   const auto after =
@@ -401,11 +407,12 @@ TEST(ReconcileE2E, AParkedEventWhoseDependencyNeverComesIsHandedOffAndForwarded)
   ASSERT_EQ(
       send_event(hookd, "esign", "evt-create", R"({"contract":"c-9","step":"create"})").status,
       200);
-  ASSERT_TRUE(app.wait_for_requests(2, 20s));
+  ASSERT_TRUE(app.wait_for_requests(3, 20s));
   EXPECT_EQ(wait_for_run(hookd, start_run(hookd, "esign").value("id", "")).value("state", ""),
             "finished");
   EXPECT_EQ(forwards_of(app, "evt-sign"), 1u);
   EXPECT_EQ(forwards_of(app, "evt-create"), 1u);
+  EXPECT_EQ(forwards_of(app, "evt-archive"), 1u);
 }
 
 // A provider's paged feed of `total` events, `per_page` a page, each page answered after

@@ -509,7 +509,7 @@ TEST_F(ReconcilerTest, StuckEntitiesAreCheckedAgainstTheStatusUrl) {
   EXPECT_EQ(again, 2u);
 }
 
-TEST_F(ReconcilerTest, AFailedStatusCallSkipsOnlyItsEntity) {
+TEST_F(ReconcilerTest, AFailedStatusCallIsAStuckDifferenceAndSkipsOnlyItsEntity) {
   options_.repair = RepairMode::kManual;
   feed_.serve(kFeed, 200, page({"k1", "k2", "k3", "k4"}, "", true));
   auto manual = make();
@@ -536,7 +536,9 @@ TEST_F(ReconcilerTest, AFailedStatusCallSkipsOnlyItsEntity) {
   EXPECT_NE(run->error->find("status of ent-k1: HTTP 500"), std::string::npos) << *run->error;
   EXPECT_NE(run->error->find("(and 2 more status calls failed)"), std::string::npos) << *run->error;
   std::size_t mismatches = 0;
+  std::map<std::string, store::Difference> unknown;  // kind stuck, by entity
   for (const auto& d : differences()) {
+    if (d.kind == store::DifferenceKind::kStuck) unknown[*d.entity_key] = d;
     if (d.kind != store::DifferenceKind::kStateMismatch) continue;
     ++mismatches;
     EXPECT_EQ(d.entity_key, "ent-k3");
@@ -544,6 +546,21 @@ TEST_F(ReconcilerTest, AFailedStatusCallSkipsOnlyItsEntity) {
   }
   EXPECT_EQ(mismatches, 1u);
   EXPECT_TRUE(in_inbox("reconcile:ent-k3:completed"));
+  // The three whose state could not be read are stuck differences with their evidence, open.
+  ASSERT_EQ(unknown.size(), 3u);
+  EXPECT_EQ(unknown["ent-k1"].evidence.status, 500);
+  EXPECT_EQ(unknown["ent-k1"].evidence.request, "GET " + status + "ent-k1");
+  EXPECT_FALSE(unknown["ent-k2"].evidence.status.has_value());  // timed out
+  EXPECT_EQ(unknown["ent-k4"].evidence.excerpt, R"({"other":"x"})");
+  for (const auto& [entity, d] : unknown) {
+    EXPECT_EQ(d.state, store::DifferenceState::kOpen) << entity;
+    EXPECT_EQ(d.local_state, "pending") << entity;
+  }
+  // Recorded once: the next run (same failures) adds none.
+  ASSERT_TRUE(make()->run_once("api").has_value());
+  std::size_t again = 0;
+  for (const auto& d : differences()) again += d.kind == store::DifferenceKind::kStuck;
+  EXPECT_EQ(again, 3u);
 }
 
 // An event parked past park_timeout, as the forwarder writes it.
