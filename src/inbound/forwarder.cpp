@@ -186,7 +186,7 @@ void Forwarder::settle(const Source& source, const store::InboxEvent& event,
   update(std::move(u), source.name(), outcome);
 }
 
-namespace {
+namespace {}  // namespace
 
 store::Difference parked_timeout_difference(const Source& source, const store::InboxEvent& event,
                                             const std::string& waiting_for) {
@@ -202,8 +202,6 @@ store::Difference parked_timeout_difference(const Source& source, const store::I
   d.evidence.excerpt = "depends_on: " + waiting_for;
   return d;
 }
-
-}  // namespace
 
 void Forwarder::park(const Source& source, const store::InboxEvent& event,
                      const DecisionResult& result) {

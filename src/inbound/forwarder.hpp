@@ -63,6 +63,12 @@ struct ForwarderDeps {
   InboxRounds* rounds = nullptr;
 };
 
+// The parked_timeout difference of `event`, waiting for `waiting_for` (its dependencies'
+// ids, comma-separated) past the source's park_timeout: what the forwarder records once and
+// what the reconciler records when the forwarder has not (docs/reconciliation.md, A21).
+store::Difference parked_timeout_difference(const Source& source, const store::InboxEvent& event,
+                                            const std::string& waiting_for);
+
 class Forwarder {
  public:
   Forwarder(ForwarderOptions options, ForwarderDeps deps);

@@ -3,11 +3,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 
-#include "core/crypto.hpp"
 #include "inbound/business_key.hpp"
 #include "inbound/event_fields.hpp"
+#include "inbound/forwarder.hpp"
 #include "reconcile/feed_page.hpp"
 #include "reconcile/page_fetch.hpp"
 
@@ -77,11 +80,7 @@ std::optional<std::string> check_stuck(const ReconcileOptions& o, ReconcilerDeps
     d.local_state = entity.state;
     d.detail = "entity " + entity.entity_key + " is " + entity.state.value_or("(none)") +
                " here past stuck_after; its state at the provider is unknown: " + why;
-    d.evidence.request = "GET " + url;
-    if (answer.status != 0) d.evidence.status = answer.status;
-    d.evidence.excerpt =
-        answer.body.substr(0, std::min(answer.body.size(), store::kMaxEvidenceExcerpt));
-    d.evidence.sha256 = crypto::sha256_hex(answer.body);
+    d.evidence = evidence_of(url, answer);
     findings.push_back({std::move(d), false});
     if (!first_failure) first_failure = "status of " + entity.entity_key + ": " + why;
     ++failures;
@@ -114,11 +113,7 @@ std::optional<std::string> check_stuck(const ReconcileOptions& o, ReconcilerDeps
     d.remote_state = *remote;
     d.detail = "entity " + entity.entity_key + " is " + entity.state.value_or("(none)") +
                " here, " + *remote + " at the provider";
-    d.evidence.request = "GET " + url;
-    d.evidence.status = answer.status;
-    d.evidence.excerpt =
-        answer.body.substr(0, std::min(answer.body.size(), store::kMaxEvidenceExcerpt));
-    d.evidence.sha256 = crypto::sha256_hex(answer.body);
+    d.evidence = evidence_of(url, answer);
     d.repair_event = synthesized_state_event(source, entity.entity_key, *remote);
     const bool repair = o.repair == RepairMode::kAuto && source.is_terminal(*remote);
     findings.push_back({std::move(d), repair});
@@ -146,15 +141,9 @@ std::optional<std::string> hand_off_parked(const ReconcileOptions& o, Reconciler
       return deps.inbox_store.inbox_find(source.name(), dep).has_value();
     });
     if (!ev.depends_on.empty() && all_arrived) continue;
-    store::Difference d;
+    store::Difference d = inbound::parked_timeout_difference(
+        source, ev, fmt::format("{}", fmt::join(ev.depends_on, ", ")));
     d.run_id = run_id;
-    d.source = source.name();
-    d.kind = store::DifferenceKind::kParkedTimeout;
-    d.subject = ev.event_id;
-    d.event_id = ev.event_id;
-    d.entity_key = ev.entity_key;
-    d.local_state = "parked";
-    d.detail = "event " + ev.event_id + " waited past park_timeout for its dependency";
     // Recorded unless it is already (the forwarder's park timeout records it first).
     if (auto r = deps.reconcile_store.reconcile_record({{d, false}}); !r) {
       return "recording a parked timeout: " + r.error().message;

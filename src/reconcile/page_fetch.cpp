@@ -5,6 +5,8 @@
 #include <future>
 #include <memory>
 
+#include "core/crypto.hpp"
+
 namespace hookd::reconcile {
 
 net::AttemptResult fetch_page(net::HttpSender& http, const std::string& url,
@@ -27,6 +29,15 @@ net::AttemptResult fetch_page(net::HttpSender& http, const std::string& url,
     return late;
   }
   return answer.get();
+}
+
+store::Evidence evidence_of(const std::string& url, const net::AttemptResult& answer) {
+  store::Evidence ev;
+  ev.request = "GET " + url;
+  if (answer.status != 0) ev.status = answer.status;
+  ev.excerpt = answer.body.substr(0, std::min(answer.body.size(), store::kMaxEvidenceExcerpt));
+  ev.sha256 = crypto::sha256_hex(answer.body);
+  return ev;
 }
 
 }  // namespace hookd::reconcile

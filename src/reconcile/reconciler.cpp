@@ -11,22 +11,12 @@
 #include <mutex>
 #include <thread>
 
-#include "core/crypto.hpp"
 #include "reconcile/entity_checks.hpp"
 #include "reconcile/feed_page.hpp"
 #include "reconcile/page_fetch.hpp"
 
 namespace hookd::reconcile {
 namespace {
-
-store::Evidence evidence_of(const std::string& url, const net::AttemptResult& answer) {
-  store::Evidence ev;
-  ev.request = "GET " + url;
-  if (answer.status != 0) ev.status = answer.status;
-  ev.excerpt = answer.body.substr(0, std::min(answer.body.size(), store::kMaxEvidenceExcerpt));
-  ev.sha256 = crypto::sha256_hex(answer.body);
-  return ev;
-}
 
 // Why a page answer cannot be read, or "" when it can.
 std::string answer_problem(const net::AttemptResult& answer, std::size_t max_bytes) {
