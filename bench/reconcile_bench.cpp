@@ -105,10 +105,6 @@ std::vector<std::string> render_pages(const Options& o) {
   return pages;
 }
 
-std::string page_url_of(std::size_t k) {
-  return k == 0 ? kFeedUrl : kFeedUrl + "?iterator=c" + std::to_string(k);
-}
-
 // Answers GET <feed>[?iterator=c<k>] with page k at once, on the caller's thread; else 404.
 class MemoryFeed final : public net::HttpSender {
  public:
@@ -133,16 +129,6 @@ class MemoryFeed final : public net::HttpSender {
   const std::vector<std::string>& pages_;
   long long requests_ = 0;
 };
-
-// The evidence the reconciler attaches to page k (see reconciler.cpp's evidence_of).
-store::Evidence evidence_of(std::size_t k, const std::string& body) {
-  store::Evidence ev;
-  ev.request = "GET " + page_url_of(k);
-  ev.status = 200;
-  ev.excerpt = body.substr(0, std::min(body.size(), store::kMaxEvidenceExcerpt));
-  ev.sha256 = crypto::sha256_hex(body);
-  return ev;
-}
 
 // ---- the store ----
 
@@ -285,7 +271,7 @@ void set_options(const Options& o, std::size_t pages, Fixture& f) {
 // it (the reconciler's own reading of the item), one batch insert per page.
 Status prefill(const std::vector<std::string>& pages, long long basis_points, Fixture& f) {
   for (std::size_t k = 0; k < pages.size(); ++k) {
-    auto page = reconcile::read_feed_page(f.options, *f.source, pages[k], store::Evidence{});
+    auto page = reconcile::read_feed_page(f.options, *f.source, pages[k]);
     if (!page) return std::unexpected(page.error());
     std::vector<store::InboxEvent> events;
     for (auto& item : page->items) {
@@ -298,13 +284,12 @@ Status prefill(const std::vector<std::string>& pages, long long basis_points, Fi
   return {};
 }
 
-// read_feed_page over every page (evidence prepared beforehand); returns the items read.
+// read_feed_page over every page (the page's evidence is the store's, not counted here);
+// returns the items read.
 Result<long long> parse_all(const std::vector<std::string>& pages, Fixture& f) {
-  std::vector<store::Evidence> evidence;
-  for (std::size_t k = 0; k < pages.size(); ++k) evidence.push_back(evidence_of(k, pages[k]));
   long long items = 0;
   for (std::size_t k = 0; k < pages.size(); ++k) {
-    auto page = reconcile::read_feed_page(f.options, *f.source, pages[k], evidence[k]);
+    auto page = reconcile::read_feed_page(f.options, *f.source, pages[k]);
     if (!page) return std::unexpected(page.error());
     items += static_cast<long long>(page->items.size());
   }

@@ -87,7 +87,7 @@ std::optional<std::int64_t> item_time_of(const json& value) {
 // `item` parsed, `raw_item` its bytes on the page: the body is injected as those bytes.
 Result<store::ReconcileItem> read_item(const ReconcileOptions& o, const inbound::Source& source,
                                        const json& item, std::string_view raw_item,
-                                       std::size_t index, const store::Evidence& evidence) {
+                                       std::size_t index) {
   const auto where = "feed item " + std::to_string(index);
   const json* id_value = inbound::at_pointer(item, o.item_id);
   auto id = id_value ? inbound::scalar_text(*id_value) : std::nullopt;
@@ -130,7 +130,6 @@ Result<store::ReconcileItem> read_item(const ReconcileOptions& o, const inbound:
   d.local_state = "absent";
   d.remote_state = fields.state;
   d.detail = "feed item " + *id + " was never received";
-  d.evidence = evidence;
   return out;
 }
 
@@ -164,7 +163,7 @@ std::optional<std::int64_t> parse_item_time(std::string_view text) {
 }
 
 Result<FeedPage> read_feed_page(const ReconcileOptions& o, const inbound::Source& source,
-                                std::string_view body, const store::Evidence& evidence) {
+                                std::string_view body) {
   auto doc = inbound::parse_json_bounded(body, o.max_json_depth);
   if (!doc) {
     return fail(ErrorCode::kInvalidArgument, "the feed page is not JSON (or nested deeper than " +
@@ -180,9 +179,9 @@ Result<FeedPage> read_feed_page(const ReconcileOptions& o, const inbound::Source
     if (!raw_items || raw_items->size() != items->size()) {
       return fail(ErrorCode::kInternal, "the feed page's items' bytes were not found");
     }
-    page.items.reserve(items->size());  // an item is large (its evidence): never re-copied
+    page.items.reserve(items->size());
     for (std::size_t i = 0; i < items->size(); ++i) {
-      HOOKD_TRY(item, read_item(o, source, (*items)[i], (*raw_items)[i], i, evidence));
+      HOOKD_TRY(item, read_item(o, source, (*items)[i], (*raw_items)[i], i));
       if (item.event.event_time &&
           (!page.newest_item_ms || *item.event.event_time > *page.newest_item_ms)) {
         page.newest_item_ms = item.event.event_time;

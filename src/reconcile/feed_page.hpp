@@ -36,10 +36,11 @@ std::string url_encode(std::string_view text);
 // a decimal string) -> unix milliseconds; nullopt otherwise.
 std::optional<std::int64_t> parse_item_time(std::string_view text);
 
-// Reads the page body. `evidence` is copied into each item's difference. kInvalidArgument
+// Reads the page body. Items' differences carry no evidence: the caller passes the page's
+// once (ReconcilePage::evidence), and the store gives it to each. kInvalidArgument
 // when the body is not JSON (or too deep), `items` is not an array, or an item has no id /
 // body at its pointer (the run then stops with that error; the cursor stays).
 Result<FeedPage> read_feed_page(const ReconcileOptions& options, const inbound::Source& source,
-                                std::string_view body, const store::Evidence& evidence);
+                                std::string_view body);
 
 }  // namespace hookd::reconcile

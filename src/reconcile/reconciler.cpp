@@ -102,7 +102,7 @@ struct Reconciler::Impl {
       if (auto problem = answer_problem(answer, options.max_page_bytes); !problem.empty()) {
         return problem + " (GET " + url + ")";
       }
-      auto page = read_feed_page(options, *deps.source, answer.body, evidence_of(url, answer));
+      auto page = read_feed_page(options, *deps.source, answer.body);
       if (!page) return page.error().message + " (GET " + url + ")";
       if (page->newest_item_ms && (!watermark || *page->newest_item_ms > *watermark)) {
         watermark = page->newest_item_ms;
@@ -116,6 +116,7 @@ struct Reconciler::Impl {
       apply.next_cursor = page->next_cursor.value_or(cursor);
       apply.watermark_at = watermark;
       apply.lease_ms = options.lease.count();
+      apply.evidence = evidence_of(url, answer);
       const bool empty = apply.items.empty();
       if (auto applied = deps.reconcile_store.reconcile_apply_page(apply); !applied) {
         return "applying a feed page: " + applied.error().message;

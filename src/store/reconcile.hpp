@@ -142,6 +142,9 @@ struct ReconcilePage {
   std::string next_cursor;
   std::optional<Millis> watermark_at;  // nullopt = unchanged
   Millis lease_ms = 0;                 // > 0: the lease is renewed to now + lease_ms
+  // The page's request and answer: the evidence of every item whose difference carries none
+  // (one copy per page rather than a 4 KiB excerpt per item).
+  Evidence evidence;
 };
 
 struct ReconcilePageResult {

@@ -439,6 +439,24 @@ TEST_P(ReconcileTest, AnItemTwiceInOnePageIsRecordedOnce) {
   EXPECT_EQ(store_->reconcile_get_run(start.run.id)->items_read, 3);
 }
 
+TEST_P(ReconcileTest, ItemsWithoutEvidenceGetThePagesOwn) {
+  auto start = begin();
+  auto bare = item_of("bare");
+  bare.difference.evidence = Evidence{};
+  auto p = page_of(start, {bare, item_of("own")});
+  p.evidence = evidence_of("the-page");
+  auto r = apply(p);
+  ASSERT_EQ(r.recorded.size(), 2u);
+  for (const auto& d : {store_->reconcile_get_difference(r.recorded[0].id).value(),
+                        store_->reconcile_get_difference(r.recorded[1].id).value()}) {
+    const auto expected = d.subject == "bare" ? evidence_of("the-page") : evidence_of("own");
+    EXPECT_EQ(d.evidence.request, expected.request) << d.subject;
+    EXPECT_EQ(d.evidence.status, expected.status) << d.subject;
+    EXPECT_EQ(d.evidence.excerpt, expected.excerpt) << d.subject;
+    EXPECT_EQ(d.evidence.sha256, expected.sha256) << d.subject;
+  }
+}
+
 TEST_P(ReconcileTest, APageUnderALostLeaseKeepsNothing) {
   auto mine = begin(kOwnerA, 1000);
   clock_.advance(1000);  // ran out

@@ -159,9 +159,10 @@ Result<ReconcileStart> PgStore::reconcile_begin(const std::string& source, const
     start.cursor = read_reconcile_cursor(Row{taken, 0});
     // Whoever held the lease before is gone (it ran out, or this owner restarted after a
     // crash): its run rows would read "running" forever.
-    HOOKD_CHECK(c.query("UPDATE reconcile_runs SET finished_at = $1, error = $2 "
-                        "WHERE source = $3 AND finished_at IS NULL",
-                        Params().add_all(now, std::string(kInterruptedRunError), source)));
+    HOOKD_CHECK(
+        c.query("UPDATE reconcile_runs SET finished_at = $1, error = $2 "
+                "WHERE source = $3 AND finished_at IS NULL",
+                Params().add_all(now, std::string(kInterruptedRunError), source)));
     start.run.id = ids_.next(id_prefix::kReconcileRun);
     start.run.source = source;
     start.run.trigger = trigger;
@@ -196,6 +197,7 @@ Result<ReconcilePageResult> PgStore::reconcile_apply_page(const ReconcilePage& p
           HOOKD_TRY(known, in_inbox(c, page.source, item.event.event_id));
           if (known) continue;
           Difference d = item.difference;
+          if (d.evidence.request.empty()) d.evidence = page.evidence;
           d.run_id = page.run_id;
           d.source = page.source;
           d.kind = DifferenceKind::kMissing;

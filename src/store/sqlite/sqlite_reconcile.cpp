@@ -180,6 +180,7 @@ Result<ReconcilePageResult> SqliteStore::reconcile_apply_page(const ReconcilePag
       HOOKD_TRY(known, in_inbox(c, page.source, item.event.event_id));
       if (known) continue;
       Difference d = item.difference;
+      if (d.evidence.request.empty()) d.evidence = page.evidence;
       d.run_id = page.run_id;
       d.source = page.source;
       d.kind = DifferenceKind::kMissing;
