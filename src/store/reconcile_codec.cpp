@@ -83,6 +83,19 @@ InboxEvent decode_repair_event(const std::string& text, std::string payload) {
   return ev;
 }
 
+Difference missing_difference_of(const ReconcilePage& page, const ReconcileItem& item) {
+  Difference d = item.difference;
+  if (d.evidence.request.empty()) d.evidence = page.evidence;
+  d.run_id = page.run_id;
+  d.source = page.source;
+  d.kind = DifferenceKind::kMissing;
+  d.subject = item.event.event_id;
+  d.event_id = item.event.event_id;
+  d.repair_event = item.event;
+  d.repair_event->source = page.source;
+  return d;
+}
+
 Difference recorded_difference(Difference d, std::string id, DifferenceState state, Millis now) {
   d.id = std::move(id);
   d.state = state;

@@ -41,6 +41,11 @@ InboxEvent decode_repair_event(const std::string& json, std::string payload);
 // cut at kMaxEvidenceExcerpt bytes.
 Difference recorded_difference(Difference d, std::string id, DifferenceState state, Millis now);
 
+// The `missing` difference a page's item not in the inbox makes (both engines): the item's
+// difference completed from the page (run, source, the page's evidence when the item has
+// none) with the item's event as its repair.
+Difference missing_difference_of(const ReconcilePage& page, const ReconcileItem& item);
+
 // The history notes of the reconciler's inserts and releases.
 std::string reconciled_note(const std::string& difference_id);  // "reconciled: <id>"
 std::string released_note(const std::string& difference_id);

@@ -179,15 +179,7 @@ Result<ReconcilePageResult> SqliteStore::reconcile_apply_page(const ReconcilePag
     for (const auto& item : page.items) {
       HOOKD_TRY(known, in_inbox(c, page.source, item.event.event_id));
       if (known) continue;
-      Difference d = item.difference;
-      if (d.evidence.request.empty()) d.evidence = page.evidence;
-      d.run_id = page.run_id;
-      d.source = page.source;
-      d.kind = DifferenceKind::kMissing;
-      d.subject = item.event.event_id;
-      d.event_id = item.event.event_id;
-      d.repair_event = item.event;
-      d.repair_event->source = page.source;
+      Difference d = missing_difference_of(page, item);
       HOOKD_TRY(recorded, record_difference_in_tx(c, d, page.repair, now));
       if (!recorded) continue;
       if (d.state == DifferenceState::kRepaired) ++out.repaired;
