@@ -161,6 +161,24 @@ class ReconcilerTest : public ::testing::Test {
     return page ? page->data : std::vector<store::Difference>{};
   }
 
+  // Entities ent-<id> in state "pending", known through a manual run of a feed of `ids` and a
+  // person's correct_state on each recorded difference; options_ are left as they were.
+  void entities_pending(const std::vector<std::string>& ids) {
+    const auto repair = options_.repair;
+    options_.repair = RepairMode::kManual;
+    feed_.serve(kFeed, 200, page(ids, "", true));
+    auto manual = make();
+    ASSERT_TRUE(manual->run_once("api").has_value());
+    for (const auto& d : differences()) {
+      Resolution res;
+      res.action = store::DifferenceAction::kCorrectState;
+      res.state = "pending";
+      res.audit.actor = "ops";
+      ASSERT_TRUE(manual->resolve(d.id, res).has_value());
+    }
+    options_.repair = repair;
+  }
+
   bool in_inbox(const std::string& event_id) {
     return store_->inbox_find("esign", event_id).has_value();
   }
@@ -465,17 +483,7 @@ TEST_F(ReconcilerTest, NoFeedUrlRunsAndClosesEmpty) {
 }
 
 TEST_F(ReconcilerTest, StuckEntitiesAreCheckedAgainstTheStatusUrl) {
-  options_.repair = RepairMode::kManual;
-  feed_.serve(kFeed, 200, page({"k1", "k2", "k3"}, "", true));
-  auto manual = make();
-  ASSERT_TRUE(manual->run_once("api").has_value());
-  for (const auto& d : differences()) {
-    Resolution res;
-    res.action = store::DifferenceAction::kCorrectState;
-    res.state = "pending";
-    res.audit.actor = "ops";
-    ASSERT_TRUE(manual->resolve(d.id, res).has_value());
-  }
+  ASSERT_NO_FATAL_FAILURE(entities_pending({"k1", "k2", "k3"}));
   // ent-k1: same state; ent-k2: another non-terminal state; ent-k3: terminal at the provider.
   const std::string status = "http://127.0.0.1:9/status/";
   feed_.serve(status + "ent-k1", 200, R"({"status":"pending"})");
@@ -510,16 +518,7 @@ TEST_F(ReconcilerTest, StuckEntitiesAreCheckedAgainstTheStatusUrl) {
 }
 
 TEST_F(ReconcilerTest, AFailedStatusCallIsAStuckDifferenceAndSkipsOnlyItsEntity) {
-  options_.repair = RepairMode::kManual;
-  feed_.serve(kFeed, 200, page({"k1", "k2", "k3", "k4"}, "", true));
-  auto manual = make();
-  ASSERT_TRUE(manual->run_once("api").has_value());
-  for (const auto& d : differences()) {
-    Resolution res;
-    res.action = store::DifferenceAction::kCorrectState;
-    res.state = "pending";
-    ASSERT_TRUE(manual->resolve(d.id, res).has_value());
-  }
+  ASSERT_NO_FATAL_FAILURE(entities_pending({"k1", "k2", "k3", "k4"}));
   // ent-k1 answers 500, ent-k2 times out, ent-k4 has no state; ent-k3 still gets checked.
   const std::string status = "http://127.0.0.1:9/status/";
   feed_.serve(status + "ent-k1", 500, "");
