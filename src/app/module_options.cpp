@@ -222,6 +222,10 @@ reconcile::ReconcileOptions reconcile_options(const config::ReconcileConfig& c,
   o.next_cursor = c.next_cursor;
   o.done = c.done;
   o.cursor_param = c.cursor_param;
+  o.since_param = c.since_param;
+  o.since_format = c.since_format == config::SinceFormat::kRfc3339
+                       ? reconcile::SinceFormat::kRfc3339
+                       : reconcile::SinceFormat::kUnixSeconds;
   o.overlap = duration_cast<milliseconds>(c.overlap);
   o.status_url = c.status_url;
   o.status_state = c.status_state;

@@ -152,6 +152,7 @@ struct ForwardConfig {
 };
 
 enum class ReconcileRepair { kAuto, kManual };
+enum class SinceFormat { kUnix, kRfc3339 };  // how since_param's time is written
 
 // [source.reconcile]: the source's reconciler (docs/reconciliation.md): it pages a feed of the
 // provider's events and inserts what hookd never received, and asks the provider about
@@ -168,7 +169,11 @@ struct ReconcileConfig {
   std::string next_cursor = "/iterator";  // in the page: the next page's cursor
   std::string done = "/done";             // in the page: true when there is no more now
   std::string cursor_param = "iterator";  // the query parameter the cursor is sent in
-  Duration overlap = std::chrono::minutes(10);  // re-read before the watermark (no cursor)
+  // since_param set: every run starts at since_param=<watermark - overlap> (a time-filtered
+  // feed such as Stripe's created[gte]) instead of the stored cursor; "" = resume at the cursor.
+  std::string since_param;
+  SinceFormat since_format = SinceFormat::kUnix;  // unix seconds or RFC 3339
+  Duration overlap = std::chrono::minutes(10);    // how far behind the watermark a run starts
   std::string status_url;  // "" = no stuck check; e.g. "http://provider/contracts/{entity}"
   std::string status_state = "/status";             // the state in the status answer
   Duration stuck_after = std::chrono::minutes(30);  // non-terminal this long = checked

@@ -108,6 +108,8 @@ void visit_reconcile(V& v, ReconcileConfig& r) {
   v.field("next_cursor", r.next_cursor);
   v.field("done", r.done);
   v.field("cursor_param", r.cursor_param);
+  v.field("since_param", r.since_param);
+  v.field("since_format", r.since_format);
   v.field("overlap", r.overlap);
   v.field("status_url", r.status_url);
   v.field("status_state", r.status_state);

@@ -53,6 +53,11 @@ constexpr std::array<EnumName<ReconcileRepair>, 2> kRepairs{{
     {"manual", ReconcileRepair::kManual},
 }};
 
+constexpr std::array<EnumName<SinceFormat>, 2> kSinceFormats{{
+    {"unix", SinceFormat::kUnix},
+    {"rfc3339", SinceFormat::kRfc3339},
+}};
+
 }  // namespace
 
 std::span<const EnumName<SqliteSynchronous>> enum_names(SqliteSynchronous) { return kSynchronous; }
@@ -62,6 +67,7 @@ std::span<const EnumName<SignatureEncoding>> enum_names(SignatureEncoding) { ret
 std::span<const EnumName<LogLevel>> enum_names(LogLevel) { return kLevels; }
 std::span<const EnumName<LogFormat>> enum_names(LogFormat) { return kFormats; }
 std::span<const EnumName<ReconcileRepair>> enum_names(ReconcileRepair) { return kRepairs; }
+std::span<const EnumName<SinceFormat>> enum_names(SinceFormat) { return kSinceFormats; }
 
 std::string_view default_event_id(Scheme scheme) {
   switch (scheme) {

@@ -25,6 +25,7 @@ std::span<const EnumName<SignatureEncoding>> enum_names(SignatureEncoding);
 std::span<const EnumName<LogLevel>> enum_names(LogLevel);
 std::span<const EnumName<LogFormat>> enum_names(LogFormat);
 std::span<const EnumName<ReconcileRepair>> enum_names(ReconcileRepair);
+std::span<const EnumName<SinceFormat>> enum_names(SinceFormat);
 
 // Exact (case-sensitive) match against every name and alias.
 template <class E>

@@ -168,14 +168,35 @@ void check_hmac(Checker& c, const std::string& path, const HmacConfig& h) {
   }
 }
 
-// A query parameter name hookd writes as is: RFC 3986 unreserved characters.
-bool is_query_name(std::string_view text) {
+// A query parameter name: RFC 3986 unreserved characters, plus `also` (e.g. the brackets of
+// Stripe's created[gte], which hookd percent-encodes).
+bool is_query_name(std::string_view text, std::string_view also = "") {
   if (text.empty()) return false;
   for (char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
-    if (!std::isalnum(c) && ch != '-' && ch != '.' && ch != '_' && ch != '~') return false;
+    if (!std::isalnum(c) && ch != '-' && ch != '.' && ch != '_' && ch != '~' &&
+        also.find(ch) == std::string_view::npos) {
+      return false;
+    }
   }
   return true;
+}
+
+// since_param: a query parameter name, and a watermark to start from (item_time).
+void check_reconcile_since(Checker& c, const std::string& p, const ReconcileConfig& r) {
+  if (r.since_param.empty()) return;
+  if (!is_query_name(r.since_param, "[]")) {
+    c.problem(p + "since_param",
+              "must be a query parameter name (letters, digits, -._~[]), got \"" + r.since_param +
+                  "\"");
+  }
+  if (r.feed_url.empty()) {
+    c.problem(p + "since_param", "is set but feed_url is empty: there is no feed to send it to");
+  }
+  if (r.item_time.empty()) {
+    c.problem(p + "since_param",
+              "needs item_time: the watermark it starts from is the newest item_time read");
+  }
 }
 
 // The JSON pointers of [source.reconcile]: each "" or RFC 6901; the feed's item id is needed
@@ -260,6 +281,7 @@ void check_reconcile(Checker& c, const std::string& path, const SourceConfig& s)
   }
   check_reconcile_feed(c, p, r);
   check_reconcile_pointers(c, p, r);
+  check_reconcile_since(c, p, r);
   check_reconcile_status(c, path, s);
   check_reconcile_limits(c, p, r);
 }

@@ -10,6 +10,7 @@
 #include "inbound/business_key.hpp"
 #include "inbound/event_fields.hpp"
 #include "reconcile/raw_json.hpp"
+#include "wire/time.hpp"
 
 namespace hookd::reconcile {
 namespace {
@@ -150,10 +151,28 @@ std::string url_encode(std::string_view text) {
   return out;
 }
 
-std::string page_url(const ReconcileOptions& options, const std::string& cursor) {
-  if (cursor.empty()) return options.feed_url;
-  const char sep = options.feed_url.find('?') == std::string::npos ? '?' : '&';
-  return options.feed_url + sep + url_encode(options.cursor_param) + "=" + url_encode(cursor);
+WalkStart walk_start(const ReconcileOptions& options, const std::string& stored_cursor,
+                     std::optional<std::int64_t> watermark_ms) {
+  if (options.since_param.empty()) return {stored_cursor, ""};
+  if (!watermark_ms) return {};
+  const std::int64_t from = *watermark_ms - options.overlap.count();
+  if (options.since_format == SinceFormat::kRfc3339) return {"", wire::format_time(from)};
+  // Unix seconds, rounded down so that the item at the boundary is read again, not skipped.
+  const std::int64_t seconds = from >= 0 ? from / 1000 : -((-from + 999) / 1000);
+  return {"", std::to_string(seconds)};
+}
+
+std::string page_url(const ReconcileOptions& options, const std::string& cursor,
+                     const std::string& since) {
+  std::string url = options.feed_url;
+  auto add = [&url](const std::string& name, const std::string& value) {
+    if (value.empty()) return;
+    url += url.find('?') == std::string::npos ? '?' : '&';
+    url += url_encode(name) + "=" + url_encode(value);
+  };
+  add(options.since_param, since);
+  add(options.cursor_param, cursor);
+  return url;
 }
 
 std::optional<std::int64_t> parse_item_time(std::string_view text) {

@@ -25,9 +25,21 @@ struct FeedPage {
   std::optional<std::int64_t> newest_item_ms;  // the newest item_time on the page
 };
 
-// feed_url with `cursor_param=<cursor>` (percent-encoded) added; feed_url as is when the
-// cursor is empty.
-std::string page_url(const ReconcileOptions& options, const std::string& cursor);
+// Where a run's walk starts.
+struct WalkStart {
+  std::string cursor;  // the first page's cursor ("" = none)
+  std::string since;   // since_param's value for every page of the run ("" = not sent)
+};
+
+// since_param unset: the stored cursor. Set: no cursor, and since = watermark - overlap in
+// since_format (nothing while there is no watermark: the feed's start).
+WalkStart walk_start(const ReconcileOptions& options, const std::string& stored_cursor,
+                     std::optional<std::int64_t> watermark_ms);
+
+// feed_url with `since_param=<since>` and `cursor_param=<cursor>` (names and values
+// percent-encoded) added, each only when not empty.
+std::string page_url(const ReconcileOptions& options, const std::string& cursor,
+                     const std::string& since = "");
 
 // Percent-encodes everything but RFC 3986 unreserved characters.
 std::string url_encode(std::string_view text);

@@ -10,6 +10,7 @@
 namespace hookd::reconcile {
 
 enum class RepairMode { kAuto, kManual };
+enum class SinceFormat { kUnixSeconds, kRfc3339 };
 
 struct ReconcileOptions {
   std::chrono::milliseconds interval{5 * 60 * 1000};  // 0 = only on demand
@@ -22,6 +23,11 @@ struct ReconcileOptions {
   std::string next_cursor = "/iterator";
   std::string done = "/done";
   std::string cursor_param = "iterator";
+  // "" = a run resumes at the stored cursor. Set: every run starts at
+  // since_param=<watermark - overlap> (from the feed's start while there is no watermark) and
+  // pages on with cursor_param, for feeds filtered by time (Stripe's created[gte]).
+  std::string since_param;
+  SinceFormat since_format = SinceFormat::kUnixSeconds;
   std::chrono::milliseconds overlap{10 * 60 * 1000};
   std::string status_url;  // "" = no stuck check; "{entity}" is replaced (URL-encoded)
   std::string status_state = "/status";

@@ -89,15 +89,16 @@ struct Reconciler::Impl {
   // The feed walk; returns the error the run stops with, or nullopt.
   std::optional<std::string> walk(const store::ReconcileStart& start) {
     if (options.feed_url.empty()) return std::nullopt;
-    std::string cursor = start.cursor.cursor;
     std::optional<store::Millis> watermark = start.cursor.watermark_at;
+    const WalkStart from = walk_start(options, start.cursor.cursor, watermark);
+    std::string cursor = from.cursor;
     const store::Millis started = deps.clock.now_ms();
     for (int n = 0; n < options.max_pages_per_run; ++n) {
       if (stopping) return "stopped";
       if (deps.clock.now_ms() - started > options.max_run_time.count()) {
         return "max_run_time reached";
       }
-      const std::string url = page_url(options, cursor);
+      const std::string url = page_url(options, cursor, from.since);
       auto answer = fetch_page(deps.http, url, options.feed_token, options.page_timeout);
       if (auto problem = answer_problem(answer, options.max_page_bytes); !problem.empty()) {
         return problem + " (GET " + url + ")";

@@ -67,6 +67,8 @@ TEST(ConfigReconcile, Defaults) {
   EXPECT_EQ(r.next_cursor, "/iterator");
   EXPECT_EQ(r.done, "/done");
   EXPECT_EQ(r.cursor_param, "iterator");
+  EXPECT_EQ(r.since_param, "");
+  EXPECT_EQ(r.since_format, SinceFormat::kUnix);
   EXPECT_EQ(r.overlap, 10min);
   EXPECT_EQ(r.status_url, "");
   EXPECT_EQ(r.status_state, "/status");
@@ -91,6 +93,7 @@ item_time = ""
 next_cursor = "/next"
 done = ""
 cursor_param = "after"
+since_format = "rfc3339"
 overlap = "0"
 status_url = "https://provider.example/v1/contracts/{entity}"
 status_state = "/contract/state"
@@ -114,6 +117,7 @@ lease = "1h")"));
   EXPECT_EQ(r.next_cursor, "/next");
   EXPECT_EQ(r.done, "");
   EXPECT_EQ(r.cursor_param, "after");
+  EXPECT_EQ(r.since_format, SinceFormat::kRfc3339);
   EXPECT_EQ(r.overlap, 0ms);
   EXPECT_EQ(r.status_url, "https://provider.example/v1/contracts/{entity}");
   EXPECT_EQ(r.status_state, "/contract/state");
@@ -144,6 +148,8 @@ TEST(ConfigReconcile, EnvironmentOverridesEveryKey) {
                             {"HOOKD_SOURCE_SRC_RECONCILE_NEXT_CURSOR", "/c"},
                             {"HOOKD_SOURCE_SRC_RECONCILE_DONE", "/end"},
                             {"HOOKD_SOURCE_SRC_RECONCILE_CURSOR_PARAM", "c"},
+                            {"HOOKD_SOURCE_SRC_RECONCILE_SINCE_PARAM", "created[gte]"},
+                            {"HOOKD_SOURCE_SRC_RECONCILE_SINCE_FORMAT", "rfc3339"},
                             {"HOOKD_SOURCE_SRC_RECONCILE_OVERLAP", "1d"},
                             {"HOOKD_SOURCE_SRC_RECONCILE_STATUS_URL", "http://h/{entity}"},
                             {"HOOKD_SOURCE_SRC_RECONCILE_STATUS_STATE", "/s"},
@@ -168,6 +174,8 @@ TEST(ConfigReconcile, EnvironmentOverridesEveryKey) {
   EXPECT_EQ(r.next_cursor, "/c");
   EXPECT_EQ(r.done, "/end");
   EXPECT_EQ(r.cursor_param, "c");
+  EXPECT_EQ(r.since_param, "created[gte]");
+  EXPECT_EQ(r.since_format, SinceFormat::kRfc3339);
   EXPECT_EQ(r.overlap, 24h);
   EXPECT_EQ(r.status_url, "http://h/{entity}");
   EXPECT_EQ(r.status_state, "/s");
@@ -299,6 +307,23 @@ TEST(ConfigReconcile, CursorParam) {
   EXPECT_PROBLEM(problems_of(with_feed("cursor_param = \"\"")),
                  "source[src].reconcile.cursor_param");
   EXPECT_EQ(problems_of(with_feed("cursor_param = \"\"\nnext_cursor = \"\"")), "");
+}
+
+TEST(ConfigReconcile, SinceParam) {
+  EXPECT_EQ(problems_of(with_feed("since_param = \"created[gte]\"\nsince_format = \"unix\"")),
+            "");
+  EXPECT_PROBLEM(problems_of(with_feed("since_param = \"from date\"")),
+                 "source[src].reconcile.since_param (hookd.toml line 12): must be a query "
+                 "parameter name (letters, digits, -._~[]), got \"from date\"");
+  EXPECT_PROBLEM(problems_of(with_feed("since_param = \"since\"\nitem_time = \"\"")),
+                 "source[src].reconcile.since_param (hookd.toml line 12): needs item_time: the "
+                 "watermark it starts from is the newest item_time read");
+  EXPECT_PROBLEM(
+      problems_of(source("status_url = \"http://h/{entity}\"\nsince_param = \"s\"")),
+      "source[src].reconcile.since_param (hookd.toml line 12): is set but feed_url is empty");
+  EXPECT_PROBLEM(problems_of(with_feed("since_format = \"iso\"")),
+                 "source[src].reconcile.since_format (hookd.toml line 12): must be one of "
+                 "\"unix\" or \"rfc3339\"");
 }
 
 TEST(ConfigReconcile, FeedToken) {

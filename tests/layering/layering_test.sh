@@ -26,7 +26,7 @@ declare -A allowed=(
   [hookd_outbound]="core net ops outbound store"
   [hookd_inbound]="core inbound net ops store"
   [hookd_proxy]="core net ops proxy store"
-  [hookd_reconcile]="core inbound net ops reconcile store"
+  [hookd_reconcile]="core inbound net ops reconcile store wire"
   [hookd_app]="api app config core env inbound net ops outbound proxy reconcile store store/postgres store/sqlite wire"
   [hookd_cli]="api app cli config core env inbound net ops outbound proxy reconcile store store/postgres store/sqlite wire"
 )

@@ -625,6 +625,63 @@ TEST_F(ReconcilerTest, AParkedEventWhoseDependencyIsInTheFeedIsNotReleased) {
   EXPECT_FALSE(ev->headers.contains("hookd-dependency-missing"));
 }
 
+// since_param: each run starts at since_param=<watermark - overlap>, not at the stored cursor,
+// so an item the provider lists late with an older time (inside the overlap) is still found.
+TEST_F(ReconcilerTest, ASinceFeedStartsEachRunOverlapBehindTheWatermark) {
+  options_.since_param = "created[gte]";
+  options_.overlap = std::chrono::minutes(10);
+  feed_.serve(kFeed, 200, page({"e1"}, "c1", false));  // e1 at 2024-05-01T10:00:00Z
+  feed_.serve(kFeed + "?iterator=c1", 200, page({}, "", true));
+  auto r = make();
+  auto first = r->run_once("api");
+  ASSERT_TRUE(first.has_value()) << first.error().message;
+  EXPECT_FALSE(first->error.has_value()) << *first->error;
+  EXPECT_EQ(first->differences_found, 1);
+
+  const std::string since = kFeed + "?created%5Bgte%5D=1714557000";  // 10:00 - 10 min
+  const std::string late =
+      R"({"id":"e0","timestamp":"2024-05-01T09:55:00Z","payload":{"id":"e0","entity":"ent-e0",)"
+      R"("state":"pending"}})";
+  feed_.serve(since, 200, R"({"data":[)" + late + "," + item("e1") + R"(],"iterator":"c2"})");
+  feed_.serve(since + "&iterator=c2", 200, page({}, "", true));
+  auto second = r->run_once("api");
+  ASSERT_TRUE(second.has_value()) << second.error().message;
+  EXPECT_FALSE(second->error.has_value()) << *second->error;
+  EXPECT_EQ(second->items_read, 2);
+  EXPECT_EQ(second->differences_found, 1);  // e0; e1 was received
+  EXPECT_TRUE(in_inbox("e0"));
+
+  std::vector<std::string> urls;
+  for (const auto& request : feed_.requests()) urls.push_back(request.url);
+  EXPECT_EQ(urls, (std::vector<std::string>{kFeed, kFeed + "?iterator=c1", since,
+                                            since + "&iterator=c2"}));
+  EXPECT_EQ(differences().size(), 2u);
+}
+
+TEST(FeedPageTest, AWalkStartsAtTheCursorOrOverlapBeforeTheWatermark) {
+  ReconcileOptions o;
+  o.overlap = std::chrono::minutes(10);
+  auto cursor_only = walk_start(o, "c7", 1'700'000'000'000);
+  EXPECT_EQ(cursor_only.cursor, "c7");
+  EXPECT_EQ(cursor_only.since, "");
+
+  o.since_param = "since";
+  auto unix = walk_start(o, "c7", 1'700'000'000'999);
+  EXPECT_EQ(unix.cursor, "");                      // the stored cursor is not used
+  EXPECT_EQ(unix.since, "1699999400");             // rounded down: the boundary is re-read
+  EXPECT_EQ(walk_start(o, "c7", std::nullopt).since, "");  // no watermark: the feed's start
+  o.since_format = SinceFormat::kRfc3339;
+  EXPECT_EQ(walk_start(o, "", 1'700'000'000'500).since, "2023-11-14T22:03:20.500Z");
+  o.overlap = std::chrono::milliseconds(0);
+  EXPECT_EQ(walk_start(o, "", 1'700'000'000'000).since, "2023-11-14T22:13:20.000Z");
+
+  o.feed_url = "http://h/feed";
+  o.since_param = "created[gte]";
+  EXPECT_EQ(page_url(o, "", "1699999400"), "http://h/feed?created%5Bgte%5D=1699999400");
+  EXPECT_EQ(page_url(o, "x y", "2023-11-14T22:03:20.500Z"),
+            "http://h/feed?created%5Bgte%5D=2023-11-14T22%3A03%3A20.500Z&iterator=x%20y");
+}
+
 TEST(FeedPageTest, ItemTimesAndUrls) {
   EXPECT_EQ(parse_item_time("1700000000"), 1'700'000'000'000);
   EXPECT_EQ(parse_item_time("2023-11-14T22:13:20Z"), 1'700'000'000'000);
