@@ -128,7 +128,7 @@ std::expected<store::PageRequest, ApiError> Api::Impl::page_of(const Call& call,
     const long n = std::strtol(limit->c_str(), &end, 10);
     if (limit->empty() || *end != '\0' || n < 1 || n > store::PageRequest::kMaxLimit) {
       return std::unexpected(
-          validation_error({{"limit", "must be an integer between 1 and " +
+          query_validation_error({{"limit", "must be an integer between 1 and " +
                                           std::to_string(store::PageRequest::kMaxLimit)}}));
     }
     page.limit = static_cast<int>(n);
@@ -140,7 +140,7 @@ std::expected<store::PageRequest, ApiError> Api::Impl::page_of(const Call& call,
     } else if (*order == "descending") {
       page.descending = true;
     } else {
-      return std::unexpected(validation_error({{"order", "must be ascending or descending"}}));
+      return std::unexpected(query_validation_error({{"order", "must be ascending or descending"}}));
     }
   }
   return page;

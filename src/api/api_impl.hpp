@@ -98,6 +98,10 @@ class Api::Impl {
 
   // Endpoints (handlers_endpoints.cpp).
   Reply create_endpoint(Call& call);
+  // Stores the new endpoint `ep` of `app` (POST, and PUT of an unknown uid): 201 or 409.
+  Reply insert_endpoint(Call& call, const store::Application& app, store::Endpoint ep,
+                        std::optional<std::string> secret);
+  Reply upsert_endpoint(Call& call, const store::Application& app);  // PUT of an unknown uid
   Reply list_endpoints(Call& call);
   Reply get_endpoint(Call& call);
   Reply put_endpoint(Call& call);

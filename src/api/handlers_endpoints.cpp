@@ -42,7 +42,12 @@ Reply Api::Impl::create_endpoint(Call& call) {
   store::Endpoint ep;
   auto secret = read_endpoint(f, ep, EndpointBody::kCreate, deps_.options.address_policy);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  ep.app_id = app->id;
+  return insert_endpoint(call, *app, std::move(ep), std::move(secret));
+}
+
+Reply Api::Impl::insert_endpoint(Call& call, const store::Application& app, store::Endpoint ep,
+                                 std::optional<std::string> secret) {
+  ep.app_id = app.id;
   ep.secrets.current = secret.value_or(new_secret());
   auto audit =
       with_states(audit_entry(call, "endpoint.create", "endpoint", ""), nullptr, audit_state(ep));
@@ -74,13 +79,22 @@ Reply Api::Impl::get_endpoint(Call& call) {
 
 // PUT replaces every field; PATCH only the given ones. A change of `disabled` goes through
 // set_endpoint_disabled so it is audited like the hookd enable/disable routes (A30).
+// PUT of an unknown uid is Svix's upsert: it creates the endpoint with that uid (201); an
+// unknown `ep_` id stays a 404, as an id cannot be chosen by the caller.
 Reply Api::Impl::put_endpoint(Call& call) {
-  auto found = app_endpoint_of(call);
+  const bool patch = call.request.method == "PATCH";
+  auto app_found = app_of(call);
+  if (!app_found) return std::unexpected(app_found.error());
+  const auto& app = *app_found;
+  auto found = endpoint_of(call, app);
+  if (!found && found.error().status == 404 && !patch &&
+      !call.param("endpoint_id").starts_with("ep_")) {
+    return upsert_endpoint(call, app);
+  }
   if (!found) return std::unexpected(found.error());
-  const auto& [app, existing] = *found;
+  const auto& existing = *found;
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
-  const bool patch = call.request.method == "PATCH";
   Fields f(*body);
   store::Endpoint ep = existing;
   if (!patch) {  // PUT: fields not given return to their defaults
@@ -114,6 +128,17 @@ Reply Api::Impl::put_endpoint(Call& call) {
     updated = std::move(changed->endpoint);
   }
   return json_response(200, wire::dump(wire::to_json(*updated)));
+}
+
+Reply Api::Impl::upsert_endpoint(Call& call, const store::Application& app) {
+  auto body = body_of(call);
+  if (!body) return std::unexpected(body.error());
+  Fields f(*body);
+  store::Endpoint ep;
+  read_endpoint(f, ep, EndpointBody::kUpdate, deps_.options.address_policy);
+  if (!f.ok()) return std::unexpected(validation_error(f.errors()));
+  if (!ep.uid) ep.uid = call.param("endpoint_id");
+  return insert_endpoint(call, app, std::move(ep), std::nullopt);
 }
 
 Reply Api::Impl::patch_endpoint(Call& call) { return put_endpoint(call); }

@@ -49,7 +49,7 @@ Reply Api::Impl::list_inbox(Call& call) {
   if (auto v = call.request.query_param("status"); v && !v->empty()) {
     auto status = store::inbox_status_from(*v == "forwarded" ? "processed" : *v);
     if (!status) {
-      return std::unexpected(validation_error(
+      return std::unexpected(query_validation_error(
           {{"status",
             "must be one of received, processing, retry, parked, processed, stale, "
             "superseded, dead, duplicate-business-key"}}));

@@ -78,7 +78,7 @@ Reply Api::Impl::list_proxy_keys(Call& call) {
   if (auto v = call.request.query_param("state"); v && !v->empty()) {
     filter.state = store::parse_proxy_key_state(*v);
     if (!filter.state) {
-      return std::unexpected(validation_error(
+      return std::unexpected(query_validation_error(
           {{"state", "must be one of claimed, completed, not_replayable, unknown"}}));
     }
   }

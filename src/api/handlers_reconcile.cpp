@@ -35,7 +35,7 @@ std::expected<store::DifferenceFilter, ApiError> difference_filter_of(const Call
       errors.push_back({"kind", "must be one of missing, stuck, state_mismatch, parked_timeout"});
     }
   }
-  if (!errors.empty()) return std::unexpected(validation_error(std::move(errors)));
+  if (!errors.empty()) return std::unexpected(query_validation_error(std::move(errors)));
   return filter;
 }
 

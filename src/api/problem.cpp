@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <utility>
+
 namespace hookd::api {
 namespace {
 
@@ -32,6 +34,20 @@ std::string_view title_for(int status) {
   }
 }
 
+// Svix's HTTPValidationError members of a 422: `detail` as [{loc, msg, type}] (one item per
+// field error; an error without fields is one item located in the body) and the one-line
+// summary, which RFC 9457 would keep in `detail`, as `message`.
+nlohmann::json svix_validation_members(const ApiError& error) {
+  auto detail = nlohmann::json::array();
+  for (const auto& e : error.errors) {
+    detail.push_back({{"loc", svix_location(e)}, {"msg", e.message}, {"type", "value_error"}});
+  }
+  if (detail.empty()) {
+    detail.push_back({{"loc", {"body"}}, {"msg", error.detail}, {"type", "value_error"}});
+  }
+  return {{"detail", std::move(detail)}, {"message", error.detail}};
+}
+
 }  // namespace
 
 ApiError api_error(int status, std::string code, std::string detail) {
@@ -49,6 +65,11 @@ ApiError validation_error(std::vector<FieldError> errors) {
   ApiError error = api_error(422, "validation", std::move(detail));
   error.errors = std::move(errors);
   return error;
+}
+
+ApiError query_validation_error(std::vector<FieldError> errors) {
+  for (auto& e : errors) e.location = "query";
+  return validation_error(std::move(errors));
 }
 
 ApiError bad_request(std::string detail) {
@@ -76,6 +97,20 @@ ApiError from_store_error(const Error& error, std::string_view what) {
   return api_error(500, "internal", "Internal error: " + error.message);
 }
 
+nlohmann::json svix_location(const FieldError& error) {
+  auto loc = nlohmann::json::array({error.location});
+  std::string part;
+  for (const char c : error.field) {
+    if (c == '.' || c == '[' || c == ']') {
+      if (!part.empty()) loc.push_back(std::exchange(part, {}));
+    } else {
+      part += c;
+    }
+  }
+  if (!part.empty()) loc.push_back(part);
+  return loc;
+}
+
 net::HttpResponse to_response(const ApiError& error) {
   nlohmann::json body = {
       {"type", "urn:hookd:problem:" + error.code},
@@ -84,6 +119,7 @@ net::HttpResponse to_response(const ApiError& error) {
       {"detail", error.detail},
       {"code", error.code},
   };
+  if (error.status == 422) body.update(svix_validation_members(error));
   if (!error.errors.empty()) {
     auto& list = body["errors"] = nlohmann::json::array();
     for (const auto& e : error.errors) list.push_back({{"field", e.field}, {"message", e.message}});

@@ -1,4 +1,5 @@
 // Applications and event types: Svix shapes, get-or-create by uid, upsert, paging.
+#include "api/problem.hpp"
 #include "api_fixture.hpp"
 
 namespace hookd::api::testing {
@@ -57,6 +58,43 @@ TEST_F(ApiTest, ApplicationValidationNamesEveryField) {
   std::set<std::string> fields;
   for (const auto& e : j["errors"]) fields.insert(e["field"].get<std::string>());
   EXPECT_EQ(fields, (std::set<std::string>{"name", "uid", "rateLimit"}));
+}
+
+// Issue 17 item 5: a Svix SDK parses a 422 as HTTPValidationError ({detail: [{loc, msg, type}]},
+// every loc item a string) and any other error as HttpErrorOut ({code, detail} strings); the
+// problem+json members and hookd's own `errors` stay beside them.
+TEST_F(ApiTest, ErrorsAlsoHaveSvixShapes) {
+  auto bad = post("/api/v1/app", {{"name", "A"}, {"uid", "has space"}, {"metadata", {{"k", 1}}}});
+  ASSERT_EQ(bad.status, 422) << bad.body;
+  auto j = bad.json();
+  ASSERT_TRUE(j["detail"].is_array()) << bad.body;
+  ASSERT_EQ(j["detail"].size(), j["errors"].size());
+  std::set<std::vector<std::string>> locations;
+  for (const auto& d : j["detail"]) {
+    EXPECT_TRUE(d["msg"].is_string() && !d["msg"].get<std::string>().empty()) << d;
+    EXPECT_EQ(d["type"], "value_error");
+    locations.insert(d["loc"].get<std::vector<std::string>>());
+  }
+  EXPECT_TRUE(locations.contains({"body", "uid"})) << bad.body;
+  EXPECT_TRUE(j["message"].get<std::string>().starts_with("uid: ")) << bad.body;
+  EXPECT_EQ(j["status"], 422);
+  EXPECT_EQ(j["title"], "Unprocessable Content");
+
+  auto query = call("GET", "/api/v1/app?limit=0");
+  ASSERT_EQ(query.status, 422);
+  EXPECT_EQ(query.json()["detail"][0]["loc"], nlohmann::json({"query", "limit"})) << query.body;
+
+  auto missing = call("GET", "/api/v1/app/app_nope");
+  ASSERT_EQ(missing.status, 404);
+  EXPECT_EQ(missing.json()["code"], "not_found");
+  EXPECT_TRUE(missing.json()["detail"].is_string()) << missing.body;
+}
+
+TEST(SvixLocation, SplitsTheFieldPathIntoStrings) {
+  EXPECT_EQ(svix_location({"filterTypes[2]", "x"}), nlohmann::json({"body", "filterTypes", "2"}));
+  EXPECT_EQ(svix_location({"response.status", "x"}),
+            nlohmann::json({"body", "response", "status"}));
+  EXPECT_EQ(svix_location({"limit", "x", "query"}), nlohmann::json({"query", "limit"}));
 }
 
 TEST_F(ApiTest, MalformedJsonIs400WithOffset) {

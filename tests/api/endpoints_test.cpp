@@ -45,6 +45,38 @@ TEST_F(ApiTest, EndpointCrudWithSvixAndHookdFields) {
   EXPECT_EQ(call("GET", base + id).status, 404);
 }
 
+// Issue 17 item 6: Svix's PUT of an unknown uid creates the endpoint (201, with a fresh secret,
+// audited as a create); a second PUT updates the same one; PATCH, an unknown `ep_` id and an
+// invalid body stay errors and create nothing.
+TEST_F(ApiTest, PutOfAnUnknownEndpointUidCreatesIt) {
+  const auto app = make_app();
+  const std::string base = "/api/v1/app/" + app + "/endpoint/";
+  EXPECT_EQ(call("PATCH", base + "billing", R"({"url":"https://a.example/x"})").status, 404);
+  EXPECT_EQ(call("PUT", base + "ep_2unknownunknownunknownunkno", R"({"url":"https://a.example/x"})")
+                .status,
+            404);
+  EXPECT_EQ(call("PUT", base + "billing", R"({"url":"ftp://a.example/x"})").status, 422);
+  EXPECT_EQ(call("GET", "/api/v1/app/" + app + "/endpoint").json()["data"].size(), 0u);
+
+  auto created = call("PUT", base + "billing", R"({"url":"https://a.example/x","version":1})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(created.json()["uid"], "billing");
+  EXPECT_EQ(created.json()["url"], "https://a.example/x");
+  const std::string id = created.json()["id"];
+  EXPECT_TRUE(id.starts_with("ep_"));
+  auto secret = call("GET", base + "billing/secret");
+  ASSERT_EQ(secret.status, 200);
+  EXPECT_TRUE(secret.json()["key"].get<std::string>().starts_with("whsec_"));
+
+  auto again = call("PUT", base + "billing", R"({"url":"https://b.example/y","uid":"billing"})");
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.json()["id"], id);
+  EXPECT_EQ(call("GET", "/api/v1/app/" + app + "/endpoint").json()["data"].size(), 1u);
+  auto audit = call("GET", "/api/v1/hookd/audit?action=endpoint.create").json();
+  ASSERT_EQ(audit["data"].size(), 1u) << audit.dump();
+  EXPECT_EQ(audit["data"][0]["targetId"], id);
+}
+
 TEST_F(ApiTest, EndpointSecretIsGeneratedOrTakenAndRotates) {
   const auto app = make_app();
   const auto ep = make_endpoint(app);
@@ -82,7 +114,7 @@ TEST_F(ApiTest, EndpointUrlsAreValidatedAndLiteralPrivateIpsRefused) {
     EXPECT_EQ(r.json()["errors"][0]["field"], "url") << url;
   }
   auto refused = post(path, {{"url", "http://127.0.0.1:8080/hook"}});
-  EXPECT_NE(refused.json()["detail"].get<std::string>().find("loopback"), std::string::npos)
+  EXPECT_NE(refused.json()["message"].get<std::string>().find("loopback"), std::string::npos)
       << refused.body;
   EXPECT_EQ(post(path, {{"url", "https://hooks.example.com/x"}}).status, 201);
   EXPECT_EQ(post(path, {{"url", "http://8.8.8.8/x"}}).status, 201);

@@ -23,3 +23,27 @@ export async function readyHookdPort(portFile) {
     .catch(() => ({ ok: false }))).ok, 'ready');
   return port;
 }
+
+// Starts `hookd serve` on 127.0.0.1:0 with a fresh database and the given config lines in a
+// temporary directory; answers { serverUrl, stop } once it is ready. stop() ends it (SIGTERM,
+// then SIGKILL after 2 s) and removes the directory.
+export async function startHookd(binary, { token, configLines = [] }) {
+  const { spawn } = await import('node:child_process');
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'hookd-interop-'));
+  writeFileSync(join(dir, 'hookd.toml'), [...configLines, ''].join('\n'));
+  const portFile = join(dir, 'port');
+  const daemon = spawn(binary, ['serve', '--config', join(dir, 'hookd.toml'), '--database',
+    join(dir, 'hookd.db'), '--listen', '127.0.0.1:0', '--token', token, '--port-file', portFile],
+  { stdio: ['ignore', 'ignore', 'inherit'] });
+  const port = await readyHookdPort(portFile);
+  const stop = async () => {
+    if (daemon.exitCode === null) daemon.kill('SIGTERM');
+    for (let i = 0; i < 40 && daemon.exitCode === null; ++i) await sleep(50);
+    if (daemon.exitCode === null) daemon.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { serverUrl: `http://127.0.0.1:${port}`, stop };
+}
