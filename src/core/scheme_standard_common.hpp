@@ -28,8 +28,9 @@ struct StandardRequest {
   std::string_view signatures;  // the raw signature header
 };
 
-// Accepts either naming (the configured one first; kBoth: webhook-* first); the family is the one
-// whose signature header is present. Checks presence of all three headers and the timestamp window.
+// Accepts either naming (the configured one first; kBoth: webhook-* first); the family is
+// the one whose signature header is present. Checks presence of all three headers and the
+// timestamp window.
 std::expected<StandardRequest, VerifyError> read_standard_request(const HttpHeaders& headers,
                                                                   const SchemeOptions& options,
                                                                   std::int64_t now_unix);

@@ -30,7 +30,8 @@ const receiver = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
-    received.push({ path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+    const body = Buffer.concat(chunks).toString('utf8');
+    received.push({ path: req.url, headers: req.headers, body });
     res.writeHead(200).end('ok');
   });
 });
@@ -100,7 +101,8 @@ test('a real delivery: svix-* headers verify with the svix SDK, webhook-* with s
     assert.equal(d.headers['svix-signature'], d.headers['webhook-signature']);
     const key = await secret(both);
     const svixHeaders = family(d.headers, 'svix-');
-    assert.deepEqual(Object.keys(svixHeaders).sort(), ['svix-id', 'svix-signature', 'svix-timestamp']);
+    assert.deepEqual(Object.keys(svixHeaders).sort(),
+      ['svix-id', 'svix-signature', 'svix-timestamp']);
     assert.equal(new SvixWebhook(key).verify(d.body, svixHeaders).amount, 4200);
     assert.throws(() => new SvixWebhook(key).verify(d.body.replace('4200', '4201'), svixHeaders));
     const webhookHeaders = family(d.headers, 'webhook-');
