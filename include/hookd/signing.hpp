@@ -44,8 +44,14 @@ using HttpHeaders = std::vector<HttpHeader>;
 // Case-insensitive lookup of the first header with this name.
 std::optional<std::string_view> find_header(const HttpHeaders& headers, std::string_view name);
 
-// Standard Webhooks header names: "webhook-id/-timestamp/-signature" or "svix-*".
-enum class HeaderNaming { kWebhook, kSvix };
+// Standard Webhooks header names: "webhook-id/-timestamp/-signature", "svix-*", or both
+// families (signing: the same id, timestamp and signatures under both names, webhook-* first;
+// verifying: as kWebhook, whichever family the request has).
+enum class HeaderNaming { kWebhook, kSvix, kBoth };
+
+// "webhook", "svix", "both" (an endpoint's headerNaming); nullopt for anything else.
+std::optional<HeaderNaming> parse_header_naming(std::string_view name);
+std::string_view to_string(HeaderNaming naming);
 
 struct HmacHexTsOptions {
   std::string signature_header = "X-Signature";

@@ -36,6 +36,34 @@ std::optional<std::string> normalise_secret(const std::string& secret) {
   return "whsec_" + std::string(body);
 }
 
+constexpr std::int64_t kMaxRateLimit = 1'000'000;
+
+// Svix 1.99.1 has `throttleRate` and the deprecated `rateLimit` (same meaning: messages per
+// second); either sets the one limit. Both given with different values is refused. With
+// `patch` only the given ones count; a null one clears unless the other has a value.
+void read_throttle_rate(Fields& f, store::Endpoint& ep, bool patch) {
+  const bool rate_given = !patch || f.contains("rateLimit");
+  const bool throttle_given = !patch || f.contains("throttleRate");
+  if (!rate_given && !throttle_given) return;
+  const auto rate = rate_given ? f.integer("rateLimit", 1, kMaxRateLimit) : std::nullopt;
+  const auto throttle = throttle_given ? f.integer("throttleRate", 1, kMaxRateLimit) : std::nullopt;
+  if (rate && throttle && *rate != *throttle) {
+    f.add_error("throttleRate",
+                "differs from rateLimit (its deprecated name): give one, or the same value");
+  }
+  ep.rate_limit = throttle ? throttle : rate;
+}
+
+// "both" (absent or null), "webhook" or "svix".
+std::string read_header_naming(Fields& f) {
+  const auto name = f.string("headerNaming", 16);
+  if (!name) return std::string(to_string(HeaderNaming::kBoth));
+  if (!parse_header_naming(*name)) {
+    f.add_error("headerNaming", R"(must be "both" (webhook-* and svix-*), "webhook" or "svix")");
+  }
+  return *name;
+}
+
 // RFC 9110 token characters (header field names).
 bool is_token_char(unsigned char c) {
   return std::isalnum(c) != 0 ||
@@ -174,7 +202,7 @@ std::optional<std::string> read_endpoint(Fields& f, store::Endpoint& ep, Endpoin
     ep.channels = f.string_list("channels", 10, 128);
     if (ep.channels && ep.channels->empty()) ep.channels.reset();
   }
-  if (given("rateLimit")) ep.rate_limit = f.integer("rateLimit", 1, 1'000'000);
+  read_throttle_rate(f, ep, patch);
   if (given("disabled")) ep.disabled = f.boolean("disabled").value_or(false);
   if (given("metadata")) ep.metadata = f.object_text("metadata").value_or("{}");
   if (given("headers")) {
@@ -186,6 +214,7 @@ std::optional<std::string> read_endpoint(Fields& f, store::Endpoint& ep, Endpoin
   if (given("retryPolicy")) ep.retry_policy = read_retry_policy(f);
   if (given("connectTimeoutMs")) ep.connect_timeout_ms = f.integer("connectTimeoutMs", 1, 60'000);
   if (given("timeoutMs")) ep.total_timeout_ms = f.integer("timeoutMs", 1, 300'000);
+  if (given("headerNaming")) ep.header_naming = read_header_naming(f);
   if (kind != EndpointBody::kCreate) return std::nullopt;
   auto secret = f.string("secret", 256);
   if (!secret) return std::nullopt;

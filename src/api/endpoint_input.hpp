@@ -1,5 +1,6 @@
-// Reading EndpointIn / EndpointUpdate / EndpointPatch bodies (Svix fields plus hookd's fifo,
-// retryPolicy, connectTimeoutMs, timeoutMs) into a store::Endpoint, collecting field errors.
+// Reading EndpointIn / EndpointUpdate / EndpointPatch bodies (Svix fields, `throttleRate` and
+// its deprecated alias `rateLimit` both, plus hookd's fifo, retryPolicy, connectTimeoutMs,
+// timeoutMs, headerNaming) into a store::Endpoint, collecting field errors.
 // URL checks (scheme, host, literal IPs refused by the SSRF address policy) live here too.
 // Thread-safety: pure functions.
 #pragma once

@@ -11,9 +11,12 @@ StandardHeaderNames standard_header_names(HeaderNaming naming) {
 std::expected<StandardRequest, VerifyError> read_standard_request(const HttpHeaders& headers,
                                                                   const SchemeOptions& options,
                                                                   std::int64_t now_unix) {
+  // kBoth reads as kWebhook: webhook-* first, svix-* when the request has only those.
+  const HeaderNaming first =
+      options.naming == HeaderNaming::kSvix ? HeaderNaming::kSvix : HeaderNaming::kWebhook;
   const HeaderNaming other =
-      options.naming == HeaderNaming::kSvix ? HeaderNaming::kWebhook : HeaderNaming::kSvix;
-  StandardHeaderNames names = standard_header_names(options.naming);
+      first == HeaderNaming::kSvix ? HeaderNaming::kWebhook : HeaderNaming::kSvix;
+  StandardHeaderNames names = standard_header_names(first);
   auto signatures = find_header(headers, names.signature);
   if (!signatures) {
     const StandardHeaderNames alternative = standard_header_names(other);
@@ -34,12 +37,16 @@ std::expected<StandardRequest, VerifyError> read_standard_request(const HttpHead
 
 HttpHeaders standard_headers(HeaderNaming naming, std::string_view id, std::int64_t timestamp,
                              std::string signatures) {
-  const StandardHeaderNames names = standard_header_names(naming);
-  return {
-      {std::string(names.id), std::string(id)},
-      {std::string(names.timestamp), std::to_string(timestamp)},
-      {std::string(names.signature), std::move(signatures)},
+  HttpHeaders headers;
+  auto add_family = [&](HeaderNaming family) {
+    const StandardHeaderNames names = standard_header_names(family);
+    headers.push_back({std::string(names.id), std::string(id)});
+    headers.push_back({std::string(names.timestamp), std::to_string(timestamp)});
+    headers.push_back({std::string(names.signature), signatures});
   };
+  if (naming != HeaderNaming::kSvix) add_family(HeaderNaming::kWebhook);
+  if (naming != HeaderNaming::kWebhook) add_family(HeaderNaming::kSvix);
+  return headers;
 }
 
 std::string standard_content(std::string_view id, std::int64_t timestamp, std::string_view body) {

@@ -19,6 +19,7 @@ struct StandardHeaderNames {
   std::string_view timestamp;
   std::string_view signature;
 };
+// The names of one family: svix-* for kSvix, webhook-* otherwise (kBoth too).
 StandardHeaderNames standard_header_names(HeaderNaming naming);
 
 struct StandardRequest {
@@ -27,12 +28,15 @@ struct StandardRequest {
   std::string_view signatures;  // the raw signature header
 };
 
-// Accepts either naming (the configured one first); the family is the one whose signature
-// header is present. Checks presence of all three headers and the timestamp window.
+// Accepts either naming (the configured one first; kBoth: webhook-* first); the family is
+// the one whose signature header is present. Checks presence of all three headers and the
+// timestamp window.
 std::expected<StandardRequest, VerifyError> read_standard_request(const HttpHeaders& headers,
                                                                   const SchemeOptions& options,
                                                                   std::int64_t now_unix);
 
+// id, timestamp and signature headers of the family `naming` names; kBoth: both families,
+// webhook-* first, with the same values.
 HttpHeaders standard_headers(HeaderNaming naming, std::string_view id, std::int64_t timestamp,
                              std::string signatures);
 

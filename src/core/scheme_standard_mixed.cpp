@@ -14,18 +14,26 @@ bool is_ed25519_key(std::string_view secret) {
   return secret.starts_with("whsk_") || secret.starts_with("whpk_");
 }
 
+bool is_signature_header(std::string_view name) {
+  return iequals(name, standard_header_names(HeaderNaming::kWebhook).signature) ||
+         iequals(name, standard_header_names(HeaderNaming::kSvix).signature);
+}
+
 class MixedStandardScheme final : public Scheme {
  public:
-  MixedStandardScheme(HeaderNaming naming, SchemePtr hmac, SchemePtr ed25519)
-      : naming_(naming), hmac_(std::move(hmac)), ed25519_(std::move(ed25519)) {}
+  MixedStandardScheme(SchemePtr hmac, SchemePtr ed25519)
+      : hmac_(std::move(hmac)), ed25519_(std::move(ed25519)) {}
 
+  // Both schemes sign with the same naming, so each signature header (one, or two with
+  // HeaderNaming::kBoth) of the one gets the other's signatures of the same name appended.
   HttpHeaders sign(const SignInput& input) const override {
-    const std::string_view name = standard_header_names(naming_).signature;
     HttpHeaders headers = hmac_->sign(input);
     const HttpHeaders ed25519_headers = ed25519_->sign(input);
-    const auto extra = find_header(ed25519_headers, name);
     for (HttpHeader& h : headers) {
-      if (iequals(h.name, name) && extra) h.value += ' ' + std::string(*extra);
+      if (!is_signature_header(h.name)) continue;
+      if (const auto extra = find_header(ed25519_headers, h.name)) {
+        h.value += ' ' + std::string(*extra);
+      }
     }
     return headers;
   }
@@ -44,7 +52,6 @@ class MixedStandardScheme final : public Scheme {
   }
 
  private:
-  HeaderNaming naming_;
   SchemePtr hmac_;
   SchemePtr ed25519_;
 };
@@ -65,8 +72,7 @@ std::optional<Result<SchemePtr>> make_mixed_standard_scheme(const SchemeOptions&
   if (!hmac) return Result<SchemePtr>(std::unexpected(hmac.error()));
   auto ed25519 = make_standard_ed25519_scheme(ed25519_options, ed25519_keys, use);
   if (!ed25519) return Result<SchemePtr>(std::unexpected(ed25519.error()));
-  return Result<SchemePtr>(
-      std::make_shared<const MixedStandardScheme>(options.naming, *hmac, *ed25519));
+  return Result<SchemePtr>(std::make_shared<const MixedStandardScheme>(*hmac, *ed25519));
 }
 
 }  // namespace hookd::signing_detail

@@ -69,6 +69,25 @@ std::string_view to_string(SchemeKind kind) {
   return "unknown";
 }
 
+std::optional<HeaderNaming> parse_header_naming(std::string_view name) {
+  if (name == "webhook") return HeaderNaming::kWebhook;
+  if (name == "svix") return HeaderNaming::kSvix;
+  if (name == "both") return HeaderNaming::kBoth;
+  return std::nullopt;
+}
+
+std::string_view to_string(HeaderNaming naming) {
+  switch (naming) {
+    case HeaderNaming::kWebhook:
+      return "webhook";
+    case HeaderNaming::kSvix:
+      return "svix";
+    case HeaderNaming::kBoth:
+      return "both";
+  }
+  return "both";
+}
+
 std::string_view to_string(VerifyFailure failure) {
   switch (failure) {
     case VerifyFailure::kMissingHeader:

@@ -59,15 +59,6 @@ std::vector<std::string> live_secrets(const store::EndpointSecrets& s, TimePoint
   return secrets;
 }
 
-HeaderNaming naming_of(const store::Endpoint& endpoint) {
-  const Json meta = Json::parse(endpoint.metadata, nullptr, /*allow_exceptions=*/false);
-  if (meta.is_object() && meta.contains("headerNaming") && meta["headerNaming"].is_string() &&
-      meta["headerNaming"].get<std::string>() == "svix") {
-    return HeaderNaming::kSvix;
-  }
-  return HeaderNaming::kWebhook;
-}
-
 }  // namespace
 
 Result<RetryPolicyConfig> retry_config_for(const std::optional<std::string>& retry_json,
@@ -89,7 +80,8 @@ Result<Signer> signer_for(const store::Endpoint& endpoint, TimePoint now) {
   SchemeOptions options;
   options.kind = endpoint.secrets.current.starts_with("whsk_") ? SchemeKind::kStandardEd25519
                                                                : SchemeKind::kStandard;
-  options.naming = naming_of(endpoint);
+  // The API lets only the three names in; anything else (a hand-edited row) sends both.
+  options.naming = parse_header_naming(endpoint.header_naming).value_or(HeaderNaming::kBoth);
   const auto secrets = live_secrets(endpoint.secrets, now);
   return Signer::create(options, secrets);
 }

@@ -1,14 +1,15 @@
 // What the dispatcher derives from an endpoint record: its retry policy (the endpoint's
 // retry JSON over the configured defaults), its Signer (current + still-valid previous
-// secret; Ed25519 for whsk_ secrets; svix-* header names on request), and the HTTP request of
+// secret; Ed25519 for whsk_ secrets; the endpoint's header naming), and the HTTP request of
 // one attempt (signature, webhook-sequence, custom headers, content type, user agent).
 //
 // Endpoint retry JSON (all keys optional):
 //   {"maxAttempts": 5, "maxAgeMs": 3600000, "baseDelayMs": 1000, "maxDelayMs": 60000,
 //    "scheduleMs": [5000, 300000], "honourRetryAfter": true,
 //    "statusOverrides": {"404": "retry", "4xx": "dead_letter"}}
-// Header naming: endpoint metadata {"headerNaming": "svix"} selects svix-id/-timestamp/
-// -signature.
+// Header naming (store::Endpoint::header_naming): "both" (the default) sends webhook-id/
+// -timestamp/-signature and svix-id/-timestamp/-signature with the same values, so receivers
+// written for Standard Webhooks and for Svix both verify; "webhook" or "svix" one family only.
 // Pure functions (time is a parameter). Thread-safety: stateless.
 #pragma once
 

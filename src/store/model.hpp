@@ -61,6 +61,9 @@ struct Endpoint {
   std::optional<std::string> retry_policy;  // JSON text; nullopt: server default
   std::optional<std::int64_t> connect_timeout_ms;
   std::optional<std::int64_t> total_timeout_ms;
+  // Which Standard Webhooks header names deliveries carry: "both" (webhook-* and svix-*, the
+  // same values), "webhook" or "svix". The API checks the value; the dispatcher reads it.
+  std::string header_naming = "both";
   std::string metadata = "{}";
   Millis created_at = 0;
   Millis updated_at = 0;

@@ -88,6 +88,7 @@ inline constexpr auto read_endpoint = [](const RowSource auto& s) {
   ep.created_at = s.int64(19);
   ep.updated_at = s.int64(20);
   ep.revision = s.int64(21);
+  ep.header_naming = s.text(22);
   return ep;
 };
 

@@ -16,7 +16,8 @@ inline constexpr std::string_view kEventTypeColumns =
 inline constexpr std::string_view kEndpointColumns =
     "id, app_id, uid, url, description, filter_types, channels, secret, previous_secret, "
     "previous_expires_at, rate_limit, disabled, disabled_reason, fifo, headers, retry_policy, "
-    "connect_timeout_ms, total_timeout_ms, metadata, created_at, updated_at, revision";
+    "connect_timeout_ms, total_timeout_ms, metadata, created_at, updated_at, revision, "
+    "header_naming";
 
 inline constexpr std::string_view kMessageColumns =
     "id, app_id, event_type, event_id, channels, payload, ordering_key, sequence, created_at, "

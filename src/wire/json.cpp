@@ -69,7 +69,8 @@ nlohmann::json to_json(const store::Endpoint& ep) {
       {"version", 1},
       {"filterTypes", optional_json(ep.filter_types)},
       {"channels", optional_json(ep.channels)},
-      {"rateLimit", optional_json(ep.rate_limit)},
+      {"rateLimit", optional_json(ep.rate_limit)},  // deprecated by Svix for throttleRate
+      {"throttleRate", optional_json(ep.rate_limit)},
       {"disabled", ep.disabled},
       {"metadata", json_or_string(ep.metadata)},
       {"createdAt", format_time(ep.created_at)},
@@ -79,6 +80,7 @@ nlohmann::json to_json(const store::Endpoint& ep) {
       {"fifo", ep.fifo},
       {"connectTimeoutMs", optional_json(ep.connect_timeout_ms)},
       {"timeoutMs", optional_json(ep.total_timeout_ms)},
+      {"headerNaming", ep.header_naming},
   };
   out["retryPolicy"] = ep.retry_policy ? json_or_string(*ep.retry_policy) : nlohmann::json(nullptr);
   return out;

@@ -44,6 +44,28 @@ TEST(MixedStandardSigning, BothKindsSignInOneHeaderWhateverTheConfiguredKind) {
   }
 }
 
+// With both header families each signature header carries both kinds' signatures (fails if
+// only the first family's header got the v1a signature appended).
+TEST(MixedStandardSigning, BothNamingsCarryBothKindsInEachSignatureHeader) {
+  const std::vector<std::string> keys{kHmacKey, kEdKey};
+  auto signer = Signer::create(options(SchemeKind::kStandard, HeaderNaming::kBoth), keys);
+  ASSERT_TRUE(signer.has_value()) << signer.error().message;
+  const HttpHeaders headers = signer->sign({"msg_3", kNow, "{}"});
+  ASSERT_EQ(headers.size(), 6u);
+  const std::string webhook(find_header(headers, "webhook-signature").value_or(""));
+  EXPECT_EQ(find_header(headers, "svix-signature").value_or(""), webhook);
+  EXPECT_TRUE(webhook.starts_with("v1,")) << webhook;
+  EXPECT_NE(webhook.find(" v1a,"), std::string::npos) << webhook;
+  for (const char* family : {"webhook-", "svix-"}) {
+    HttpHeaders one;
+    for (const auto& h : headers) {
+      if (h.name.starts_with(family)) one.push_back(h);
+    }
+    EXPECT_TRUE(verifies(SchemeKind::kStandard, kHmacKey, one, "{}")) << family;
+    EXPECT_TRUE(verifies(SchemeKind::kStandardEd25519, kEdKey, one, "{}")) << family;
+  }
+}
+
 TEST(MixedStandardSigning, MixedVerifierAcceptsEitherFamilyAndSvixNames) {
   const std::vector<std::string> keys{kHmacKey, kEdKey};
   const std::vector<std::string> hmac_only{kHmacKey};

@@ -76,6 +76,48 @@ TEST(StandardScheme, SvixNamingRoundTripAndVerifierAcceptsEitherNaming) {
   }
 }
 
+// Both families: webhook-* then svix-*, the same id, timestamp and signature (the reference
+// vector) under each name, so a receiver reading either verifies. Fails if kBoth signs one
+// family only, or the families' values differ.
+TEST(StandardScheme, BothNamingSignsBothFamiliesWithTheSameValues) {
+  SchemeOptions both = scheme(SchemeKind::kStandard);
+  both.naming = HeaderNaming::kBoth;
+  const Signer signer = make_signer(both, {std::string(kVectorSecret)});
+  const HttpHeaders headers = signer.sign({kVectorId, kVectorTimestamp, kVectorBody});
+  ASSERT_EQ(headers.size(), 6u);
+  const std::vector<std::string> names = {"webhook-id", "webhook-timestamp", "webhook-signature",
+                                          "svix-id",    "svix-timestamp",    "svix-signature"};
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(headers[i].name, names[i]);
+  for (const std::string family : {"webhook-", "svix-"}) {
+    EXPECT_EQ(header_value(headers, family + "id"), kVectorId);
+    EXPECT_EQ(header_value(headers, family + "timestamp"), "1614265330");
+    EXPECT_EQ(header_value(headers, family + "signature"), kVectorSignature);
+  }
+  // Each family alone verifies, whatever naming the verifier prefers.
+  for (HeaderNaming naming : {HeaderNaming::kWebhook, HeaderNaming::kSvix, HeaderNaming::kBoth}) {
+    SchemeOptions options = scheme(SchemeKind::kStandard);
+    options.naming = naming;
+    const Verifier verifier = make_verifier(options, {std::string(kVectorSecret)});
+    for (const std::string drop : {"svix-", "webhook-"}) {
+      HttpHeaders one_family = headers;
+      for (const char* part : {"id", "timestamp", "signature"}) {
+        remove_header(one_family, drop + part);
+      }
+      EXPECT_EQ(outcome(verifier, one_family, kVectorBody, kVectorTimestamp), "ok") << drop;
+    }
+    EXPECT_EQ(outcome(verifier, headers, kVectorBody, kVectorTimestamp), "ok");
+  }
+}
+
+TEST(HeaderNaming, ParsesAndNamesTheThreeNamings) {
+  for (HeaderNaming naming : {HeaderNaming::kWebhook, HeaderNaming::kSvix, HeaderNaming::kBoth}) {
+    EXPECT_EQ(parse_header_naming(to_string(naming)), naming);
+  }
+  EXPECT_EQ(to_string(HeaderNaming::kBoth), "both");
+  EXPECT_FALSE(parse_header_naming("Svix").has_value());
+  EXPECT_FALSE(parse_header_naming("").has_value());
+}
+
 TEST(StandardScheme, HeaderNamesAreCaseInsensitive) {
   HttpHeaders headers = {{"Webhook-Id", std::string(kVectorId)},
                          {"WEBHOOK-TIMESTAMP", "1614265330"},

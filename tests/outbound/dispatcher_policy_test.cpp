@@ -207,6 +207,12 @@ TEST_F(DispatcherTest, RequestsAreSignedAndCarryTheStoredBody) {
   EXPECT_EQ(req.header("content-type").value_or(""), "application/json");
   EXPECT_TRUE(req.header("user-agent").value_or("").starts_with("hookd/"));
   EXPECT_EQ(req.header("x-tenant").value_or(""), "acme");
+  // By default both header families, the same values (checked: a signer_for that signs with
+  // the webhook naming only fails here).
+  EXPECT_EQ(req.header("svix-id").value_or(""), msg.id);
+  EXPECT_EQ(req.header("svix-timestamp"), req.header("webhook-timestamp"));
+  EXPECT_EQ(req.header("svix-signature"), req.header("webhook-signature"));
+  EXPECT_TRUE(req.header("webhook-signature").value_or("").starts_with("v1,"));
   HttpHeaders headers;
   for (const auto& [name, value] : req.headers) headers.push_back({name, value});
   const std::vector<std::string> secrets{kSecret};
@@ -217,10 +223,9 @@ TEST_F(DispatcherTest, RequestsAreSignedAndCarryTheStoredBody) {
   EXPECT_TRUE(verifier->verify(headers, req.body, now).has_value());
 }
 
-// During a rotation both secrets sign; an endpoint may ask for svix-* header names.
+// During a rotation both secrets sign; an endpoint may ask for svix-* header names only.
 TEST_F(DispatcherTest, RotationSignsWithBothSecretsAndSvixNamesWork) {
-  const auto ep =
-      add_endpoint("/rot", [](store::Endpoint& e) { e.metadata = R"({"headerNaming":"svix"})"; });
+  const auto ep = add_endpoint("/rot", [](store::Endpoint& e) { e.header_naming = "svix"; });
   const std::string next = "whsec_dGhlLW5leHQtc2VjcmV0LWtleS0xMjM0NTY=";
   ASSERT_TRUE(store_->rotate_endpoint_secret(app_.id, ep.id, next, 3'600'000).has_value());
   start_dispatcher();
@@ -229,6 +234,8 @@ TEST_F(DispatcherTest, RotationSignsWithBothSecretsAndSvixNamesWork) {
 
   const auto req = receiver_.requests().at(0);
   EXPECT_EQ(req.header("svix-id").value_or(""), msg.id);
+  EXPECT_FALSE(req.header("webhook-id").has_value());
+  EXPECT_FALSE(req.header("webhook-signature").has_value());
   HttpHeaders headers;
   for (const auto& [name, value] : req.headers) headers.push_back({name, value});
   const auto now =  // the clock that signed
@@ -240,6 +247,22 @@ TEST_F(DispatcherTest, RotationSignsWithBothSecretsAndSvixNamesWork) {
     auto verifier = Verifier::create(svix, one);
     ASSERT_TRUE(verifier.has_value());
     EXPECT_TRUE(verifier->verify(headers, req.body, now).has_value()) << secret;
+  }
+}
+
+// headerNaming "webhook": the Standard Webhooks names only, no svix-* (fails if the setting
+// is ignored and both families go out).
+TEST_F(DispatcherTest, WebhookNamingSendsNoSvixHeaders) {
+  add_endpoint("/webhook-only", [](store::Endpoint& e) { e.header_naming = "webhook"; });
+  start_dispatcher();
+  const auto msg = publish(R"({"n":3})");
+  ASSERT_TRUE(wait_status(msg.id, DeliveryStatus::kDelivered));
+
+  const auto req = receiver_.requests().at(0);
+  EXPECT_EQ(req.header("webhook-id").value_or(""), msg.id);
+  EXPECT_TRUE(req.header("webhook-signature").has_value());
+  for (const char* name : {"svix-id", "svix-timestamp", "svix-signature"}) {
+    EXPECT_FALSE(req.header(name).has_value()) << name;
   }
 }
 

@@ -102,6 +102,7 @@ TEST_P(StoreContract, EndpointRoundTripsEveryField) {
     e.retry_policy = R"({"schedule":[5,300]})";
     e.connect_timeout_ms = 3000;
     e.total_timeout_ms = 10000;
+    e.header_naming = "svix";
   });
   EXPECT_TRUE(ep.id.starts_with("ep_"));
   auto got = store_->get_endpoint(app.id, "ep-uid");
@@ -114,6 +115,7 @@ TEST_P(StoreContract, EndpointRoundTripsEveryField) {
   EXPECT_EQ(got->rate_limit, 10);
   EXPECT_TRUE(got->fifo);
   EXPECT_EQ(got->total_timeout_ms, 10000);
+  EXPECT_EQ(got->header_naming, "svix");  // migration 9
   EXPECT_FALSE(got->channels->empty());
 
   Endpoint no_app = ep;
@@ -133,9 +135,12 @@ TEST_P(StoreContract, EndpointUpdateListDelete) {
   ASSERT_EQ(page->data.size(), 2u);
   a.url = "https://changed.example/";
   a.filter_types.reset();
+  EXPECT_EQ(a.header_naming, "both");  // the default
+  a.header_naming = "webhook";
   auto updated = store_->update_endpoint(a);
   ASSERT_TRUE(updated.has_value());
   EXPECT_EQ(updated->url, "https://changed.example/");
+  EXPECT_EQ(updated->header_naming, "webhook");
   EXPECT_FALSE(updated->filter_types.has_value());
   ASSERT_TRUE(store_->delete_endpoint(app.id, b.id).has_value());
   EXPECT_EQ(store_->get_endpoint(app.id, b.id).error().code, ErrorCode::kNotFound);

@@ -40,13 +40,13 @@ Result<Endpoint> PgStore::create_endpoint(Endpoint ep, std::optional<AuditEntry>
     ep.created_at = ep.updated_at = clock_.now_ms();
     ep.revision = 1;
     HOOKD_CHECK(c.query(
-        fmt::format("INSERT INTO endpoints ({}) VALUES ({})", kEndpointColumns, placeholders(22)),
+        fmt::format("INSERT INTO endpoints ({}) VALUES ({})", kEndpointColumns, placeholders(23)),
         Params().add_all(ep.id, ep.app_id, ep.uid, ep.url, ep.description,
                          encode_list(ep.filter_types), encode_list(ep.channels), ep.secrets.current,
                          ep.secrets.previous, ep.secrets.previous_expires_at, ep.rate_limit,
                          ep.disabled, ep.disabled_reason, ep.fifo, encode_headers(ep.headers),
                          ep.retry_policy, ep.connect_timeout_ms, ep.total_timeout_ms, ep.metadata,
-                         ep.created_at, ep.updated_at, ep.revision)));
+                         ep.created_at, ep.updated_at, ep.revision, ep.header_naming)));
     if (audit) HOOKD_CHECK(append_audit_in_tx(c, completed_audit(*audit, ep.id), ep.created_at));
     return ep;
   });
@@ -74,15 +74,15 @@ Result<Endpoint> PgStore::update_endpoint(const Endpoint& ep, std::optional<Audi
                             "previous_expires_at = $8, rate_limit = $9, disabled = $10, "
                             "disabled_reason = $11, fifo = $12, headers = $13, retry_policy = $14, "
                             "connect_timeout_ms = $15, total_timeout_ms = $16, metadata = $17, "
-                            "updated_at = $18, revision = revision + 1 "
-                            "WHERE id = $19 AND app_id = $20",
+                            "header_naming = $18, updated_at = $19, revision = revision + 1 "
+                            "WHERE id = $20 AND app_id = $21",
                             Params().add_all(
                                 ep.uid, ep.url, ep.description, encode_list(ep.filter_types),
                                 encode_list(ep.channels), ep.secrets.current, ep.secrets.previous,
                                 ep.secrets.previous_expires_at, ep.rate_limit, ep.disabled,
                                 ep.disabled_reason, ep.fifo, encode_headers(ep.headers),
                                 ep.retry_policy, ep.connect_timeout_ms, ep.total_timeout_ms,
-                                ep.metadata, now, ep.id, ep.app_id)));
+                                ep.metadata, ep.header_naming, now, ep.id, ep.app_id)));
     HOOKD_CHECK(changed_one(rows));
     if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
     return load_endpoint(c, ep.app_id, ep.id);

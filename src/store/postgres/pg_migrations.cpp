@@ -326,6 +326,13 @@ CREATE INDEX inbox_entities_open ON inbox_entities(source, updated_at)
   WHERE NOT terminal AND state IS NOT NULL;
 )sql";
 
+// Version 9: the Standard Webhooks header names an endpoint's deliveries carry ("both":
+// webhook-* and svix-*, the default, also for endpoints from before this version; "webhook";
+// "svix"), docs/api.md EndpointIn headerNaming.
+constexpr std::string_view kV9EndpointHeaderNaming = R"sql(
+ALTER TABLE endpoints ADD COLUMN header_naming TEXT COLLATE "C" NOT NULL DEFAULT 'both';
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -350,6 +357,7 @@ const std::vector<Migration>& pg_migrations() {
       {6, "proxy keys", kV6},
       {7, "outbound feed", kV7},
       {8, "reconciler", kV8},
+      {9, "endpoint header naming", kV9EndpointHeaderNaming},
       // clang-format on
   };
   return kAll;

@@ -37,14 +37,15 @@ Result<Endpoint> SqliteStore::create_endpoint(Endpoint ep, std::optional<AuditEn
     ep.created_at = ep.updated_at = clock_.now_ms();
     ep.revision = 1;
     HOOKD_TRY(ins, c.prepare(fmt::format("INSERT INTO endpoints ({}) VALUES "
-                                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                                          kEndpointColumns)));
     HOOKD_CHECK(
         ins.bind_all(ep.id, ep.app_id, ep.uid, ep.url, ep.description, encode_list(ep.filter_types),
                      encode_list(ep.channels), ep.secrets.current, ep.secrets.previous,
                      ep.secrets.previous_expires_at, ep.rate_limit, ep.disabled, ep.disabled_reason,
                      ep.fifo, encode_headers(ep.headers), ep.retry_policy, ep.connect_timeout_ms,
-                     ep.total_timeout_ms, ep.metadata, ep.created_at, ep.updated_at, ep.revision)
+                     ep.total_timeout_ms, ep.metadata, ep.created_at, ep.updated_at, ep.revision,
+                     ep.header_naming)
             .run());
     if (audit) HOOKD_CHECK(append_audit_in_tx(c, completed_audit(*audit, ep.id), ep.created_at));
     return ep;
@@ -75,14 +76,14 @@ Result<Endpoint> SqliteStore::update_endpoint(const Endpoint& ep, std::optional<
                         "channels = ?, secret = ?, previous_secret = ?, previous_expires_at = ?, "
                         "rate_limit = ?, disabled = ?, disabled_reason = ?, fifo = ?, headers = ?, "
                         "retry_policy = ?, connect_timeout_ms = ?, total_timeout_ms = ?, "
-                        "metadata = ?, updated_at = ?, revision = revision + 1 "
+                        "metadata = ?, header_naming = ?, updated_at = ?, revision = revision + 1 "
                         "WHERE id = ? AND app_id = ?"));
     HOOKD_CHECK(up.bind_all(ep.uid, ep.url, ep.description, encode_list(ep.filter_types),
                             encode_list(ep.channels), ep.secrets.current, ep.secrets.previous,
                             ep.secrets.previous_expires_at, ep.rate_limit, ep.disabled,
                             ep.disabled_reason, ep.fifo, encode_headers(ep.headers),
                             ep.retry_policy, ep.connect_timeout_ms, ep.total_timeout_ms,
-                            ep.metadata, now, ep.id, ep.app_id)
+                            ep.metadata, ep.header_naming, now, ep.id, ep.app_id)
                     .run());
     if (c.changes() == 0) return fail(ErrorCode::kNotFound, "endpoint not found");
     if (audit) HOOKD_CHECK(append_audit_in_tx(c, *audit, now));
