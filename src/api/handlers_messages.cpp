@@ -1,37 +1,15 @@
-// Messages and attempts: POST/GET /api/v1/app/{app_id}/msg (publish goes through group
-// commit), attempts by message and by endpoint, resend.
+// Messages: POST/GET /api/v1/app/{app_id}/msg (publish goes through group commit), get,
+// resend (attempt lists are in handlers_attempts.cpp).
 #include "api/api_impl.hpp"
 #include "api/audit_entries.hpp"
 #include "api/json_body.hpp"
+#include "api/query_values.hpp"
 #include "ops/log.hpp"
 #include "wire/json.hpp"
 #include "wire/time.hpp"
 
 namespace hookd::api {
 namespace {
-
-// Every value of a repeated query parameter (`event_types=a&event_types=b`), decoded.
-std::vector<std::string> query_values(const net::HttpRequest& request, std::string_view name) {
-  std::vector<std::string> out;
-  std::string_view q = request.query();
-  while (!q.empty()) {
-    const auto amp = q.find('&');
-    const auto pair = q.substr(0, amp);
-    q = amp == std::string_view::npos ? std::string_view{} : q.substr(amp + 1);
-    const auto eq = pair.find('=');
-    if (pair.substr(0, eq) != name || eq == std::string_view::npos) continue;
-    if (auto v = net::percent_decode(pair.substr(eq + 1), true)) {
-      // Also accept comma-separated lists.
-      std::string_view rest = *v;
-      while (!rest.empty()) {
-        const auto comma = rest.find(',');
-        if (auto item = rest.substr(0, comma); !item.empty()) out.emplace_back(item);
-        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-      }
-    }
-  }
-  return out;
-}
 
 // The answer to a publish outcome (also what its Idempotency-Key keeps).
 net::HttpResponse publish_response(const store::PublishOutcome& outcome) {
@@ -171,6 +149,9 @@ Reply Api::Impl::list_messages(Call& call) {
   }
   auto msgs = deps_.store.list_messages(app->id, filter, *page);
   if (!msgs) return std::unexpected(from_store_error(msgs.error()));
+  if (call.request.query_param("with_content") == "false") {
+    for (auto& m : msgs->data) m.payload = "{}";  // Svix: the payloads left out
+  }
   return json_response(200, wire::page_json(*msgs, *page));
 }
 
@@ -181,29 +162,6 @@ Reply Api::Impl::get_message(Call& call) {
   auto msg = deps_.store.get_message(app->id, id);
   if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
   return json_response(200, wire::message_json(*msg));
-}
-
-Reply Api::Impl::list_attempts_by_message(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  const auto& id = call.param("msg_id");
-  auto msg = deps_.store.get_message(app->id, id);
-  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
-  auto page = page_of(call, true);
-  if (!page) return std::unexpected(page.error());
-  auto attempts = deps_.store.list_attempts_by_message(msg->id, *page);
-  if (!attempts) return std::unexpected(from_store_error(attempts.error()));
-  return json_response(200, wire::page_json(*attempts, *page));
-}
-
-Reply Api::Impl::list_attempts_by_endpoint(Call& call) {
-  auto found = app_endpoint_of(call);
-  if (!found) return std::unexpected(found.error());
-  auto page = page_of(call, true);
-  if (!page) return std::unexpected(page.error());
-  auto attempts = deps_.store.list_attempts_by_endpoint(found->endpoint.id, *page);
-  if (!attempts) return std::unexpected(from_store_error(attempts.error()));
-  return json_response(200, wire::page_json(*attempts, *page));
 }
 
 Reply Api::Impl::resend(Call& call) {
