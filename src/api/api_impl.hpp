@@ -119,6 +119,9 @@ class Api::Impl {
 
   // Messages (handlers_messages.cpp).
   void create_message(Call& call, Respond respond);
+  // The path's application, or the one MessageIn.application creates (get-or-create by uid).
+  std::expected<store::Application, ApiError> app_for_message(const Call& call,
+                                                              const nlohmann::json& body) const;
   void submit_message(store::NewMessage msg, const Call& call, Respond respond);
   Reply list_messages(Call& call);
   Reply get_message(Call& call);

@@ -1,5 +1,5 @@
 // Attempts: the Svix lists by message and by endpoint with their filters (status,
-// status_code_class, endpoint_id, event_types, channel, before/after — all in the store's
+// status_code_class, endpoint_id, event_types, channel, tag, before/after — all in the store's
 // query), with_msg / with_content, and attempt get.
 #include <charconv>
 
@@ -31,7 +31,7 @@ std::expected<std::optional<int>, ApiError> int_param(const net::HttpRequest& re
 
 std::expected<store::AttemptFilter, ApiError> attempt_filter_of(const net::HttpRequest& request) {
   store::AttemptFilter filter;
-  auto status = int_param(request, "status", {0, 1, 2, 3});
+  auto status = int_param(request, "status", {0, 1, 2, 3, 4});
   if (!status) return std::unexpected(status.error());
   filter.status = *status;
   auto code_class = int_param(request, "status_code_class", {0, 100, 200, 300, 400, 500});
@@ -41,6 +41,7 @@ std::expected<store::AttemptFilter, ApiError> attempt_filter_of(const net::HttpR
     filter.event_types = std::move(types);
   }
   if (auto channel = request.query_param("channel")) filter.channel = *channel;
+  if (auto tag = request.query_param("tag")) filter.tag = *tag;
   for (const auto* name : {"after", "before"}) {
     auto text = request.query_param(name);
     if (!text) continue;

@@ -47,7 +47,52 @@ const char* publish_counter_label(store::PublishOutcome::Kind kind) {
   return "rejected";
 }
 
+constexpr std::int64_t kMaxRateLimit = 1'000'000;  // as for POST /api/v1/app
+
+// The application an ApplicationIn (MessageIn.application) describes; its uid is the
+// path's, and a different `uid` in it is refused.
+std::expected<store::Application, ApiError> application_in(const nlohmann::json& in,
+                                                           const std::string& path_uid) {
+  if (!in.is_object()) {
+    return std::unexpected(validation_error({{"application", "must be an object"}}));
+  }
+  Fields f(in);
+  store::Application app;
+  app.name = f.required_string("name", 256);
+  app.uid = f.string("uid", 256).value_or(path_uid);
+  if (*app.uid != path_uid) f.add_error("uid", "must be the application uid of the path");
+  app.rate_limit = f.integer("rateLimit", 1, kMaxRateLimit);
+  app.metadata = f.object_text("metadata").value_or("{}");
+  if (!f.ok()) {
+    auto errors = f.errors();
+    for (auto& e : errors) e.field = "application." + e.field;
+    return std::unexpected(validation_error(std::move(errors)));
+  }
+  return app;
+}
+
 }  // namespace
+
+// Svix MessageIn.application: get-or-create by uid. The path's application when it exists
+// (then `application` is ignored, as Svix); else, given `application` and a path that is a
+// uid (not an `app_` id), that application is created (audited) and the message goes to it.
+std::expected<store::Application, ApiError> Api::Impl::app_for_message(
+    const Call& call, const nlohmann::json& body) const {
+  auto app = app_of(call);
+  const auto& path = call.param("app_id");
+  if (app || app.error().status != 404 || !body.contains("application") ||
+      path.starts_with("app_")) {
+    return app;
+  }
+  auto wanted = application_in(body["application"], path);
+  if (!wanted) return std::unexpected(wanted.error());
+  auto audit = with_states(audit_entry(call, "application.create", "application", ""), nullptr,
+                           audit_state(*wanted));
+  auto created = deps_.store.create_application(*wanted, std::move(audit));
+  if (!created && created.error().code == ErrorCode::kConflict) return app_of(call);  // a race
+  if (!created) return std::unexpected(from_store_error(created.error()));
+  return *created;
+}
 
 // A keyed publish carries its Idempotency-Key into the batch (store::PublishKey): the key
 // and its response commit with the message, one fsync shared with the batch instead of
@@ -62,10 +107,10 @@ void Api::Impl::create_message(Call& call, Respond respond) {
     if (!key) return respond(to_response(error));
     run_keyed(call, *key, std::move(respond), [&](Respond finish) { finish(to_response(error)); });
   };
-  auto app = app_of(call);
-  if (!app) return refuse(app.error());
   auto body = body_of(call);
   if (!body) return refuse(body.error());
+  auto app = app_for_message(call, *body);
+  if (!app) return refuse(app.error());
   Fields f(*body);
   store::NewMessage msg;
   msg.app_id = app->id;

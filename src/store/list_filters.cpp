@@ -41,7 +41,8 @@ void filter_attempts(SelectQuery& q, const AttemptFilter& filter, const JsonMemb
   if (filter.msg_id) q.where("msg_id = ?", {*filter.msg_id});
   if (filter.endpoint_id) q.where("endpoint_id = ?", {*filter.endpoint_id});
   if (filter.status) {
-    // An attempt row is finished: success (0) or fail (2); pending and sending match none.
+    // An attempt row is finished: success (0) or fail (2); pending, sending and canceled
+    // match none.
     q.where(*filter.status == 0 ? "success" : *filter.status == 2 ? "NOT success" : "1 = 0");
   }
   if (filter.status_code_class) {
@@ -61,6 +62,9 @@ void filter_attempts(SelectQuery& q, const AttemptFilter& filter, const JsonMemb
   if (filter.channel) {
     q.where(fmt::format("msg_id IN (SELECT id FROM messages WHERE {})", json.channel),
             {*filter.channel});
+  }
+  if (filter.tag) {
+    q.where(fmt::format("msg_id IN (SELECT id FROM messages WHERE {})", json.tag), {*filter.tag});
   }
   if (filter.since) q.where("attempted_at >= ?", {*filter.since});
   if (filter.before) q.where("attempted_at < ?", {*filter.before});

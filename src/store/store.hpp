@@ -309,10 +309,11 @@ struct AttemptFilter {
   std::optional<std::string> msg_id{};
   std::optional<std::string> endpoint_id{};
   std::optional<int> status{};             // Svix MessageStatus: 0 success, 1 pending, 2 fail,
-                                           // 3 sending (an attempt is only ever 0 or 2)
+                                           // 3 sending, 4 canceled (an attempt is only ever 0 or 2)
   std::optional<int> status_code_class{};  // 0: no HTTP response; 100..500: that hundred
   std::optional<std::vector<std::string>> event_types{};  // its message's event type is one
   std::optional<std::string> channel{};                   // its message carries this channel
+  std::optional<std::string> tag{};                       // its message carries this tag
   std::optional<Millis> since{};                          // attempted_at >= since
   std::optional<Millis> before{};                         // attempted_at < before
 };

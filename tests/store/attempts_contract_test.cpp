@@ -1,5 +1,5 @@
 // Contract: attempt lists filtered in the store's query (Svix listByMsg / listByEndpoint:
-// status, status_code_class, endpoint, event types, channel, time window, one attempt by id).
+// status, status_code_class, endpoint, event types, channel, tag, time window, one attempt by id).
 // Mutations checked: dropping any one condition from filter_attempts (store/list_filters.cpp)
 // fails the test of that filter; swapping "success"/"NOT success" fails StatusFilter.
 #include "store/store_contract.hpp"
@@ -28,7 +28,10 @@ class AttemptFilterTest : public StoreContract {
   // Publishes one message and records one attempt for it; returns the message id.
   std::string attempt(const std::string& type, Next next, std::optional<std::int64_t> status,
                       std::optional<std::vector<std::string>> channels = std::nullopt) {
-    auto msg = publish(app_.id, type, [&](NewMessage& m) { m.channels = channels; }).message;
+    auto msg = publish(app_.id, type, [&](NewMessage& m) {
+                 m.channels = channels;
+                 if (channels) m.tags = std::vector<std::string>{"invoices"};
+               }).message;
     auto d = claim("w1").at(0);
     report(d, next, 0, status);
     return msg.id;
@@ -74,6 +77,8 @@ TEST_P(AttemptFilterTest, EventTypesAndChannelFilterOnTheMessage) {
   EXPECT_EQ(msgs({.event_types = Ids{"user.created", "user.deleted"}}), (Ids{ok_, no_response_}));
   EXPECT_EQ(msgs({.channel = "billing"}), (Ids{failed_}));
   EXPECT_TRUE(msgs({.channel = "nope"}).empty());
+  EXPECT_EQ(msgs({.tag = "invoices"}), (Ids{failed_}));
+  EXPECT_TRUE(msgs({.tag = "billing"}).empty());
 }
 
 TEST_P(AttemptFilterTest, TimeWindowIsSinceInclusiveBeforeExclusive) {
