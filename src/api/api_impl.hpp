@@ -117,14 +117,22 @@ class Api::Impl {
   Reply enable_endpoint(Call& call) { return set_endpoint_enabled(call, false); }
   Reply disable_endpoint(Call& call) { return set_endpoint_enabled(call, true); }
 
-  // Messages and attempts (handlers_messages.cpp).
+  // Messages (handlers_messages.cpp).
   void create_message(Call& call, Respond respond);
+  // The path's application, or the one MessageIn.application creates (get-or-create by uid).
+  std::expected<store::Application, ApiError> app_for_message(const Call& call,
+                                                              const nlohmann::json& body) const;
   void submit_message(store::NewMessage msg, const Call& call, Respond respond);
   Reply list_messages(Call& call);
   Reply get_message(Call& call);
+  Reply resend(Call& call);
+
+  // Attempts (handlers_attempts.cpp).
   Reply list_attempts_by_message(Call& call);
   Reply list_attempts_by_endpoint(Call& call);
-  Reply resend(Call& call);
+  // One page of `filter`'s attempts, with_msg / with_content applied.
+  Reply attempt_page(Call& call, const store::AttemptFilter& filter, const std::string& app_id);
+  Reply get_attempt(Call& call);
 
   // hookd additions (handlers_hookd.cpp).
   Reply list_dead(Call& call);

@@ -1,37 +1,15 @@
-// Messages and attempts: POST/GET /api/v1/app/{app_id}/msg (publish goes through group
-// commit), attempts by message and by endpoint, resend.
+// Messages: POST/GET /api/v1/app/{app_id}/msg (publish goes through group commit), get,
+// resend (attempt lists are in handlers_attempts.cpp).
 #include "api/api_impl.hpp"
 #include "api/audit_entries.hpp"
 #include "api/json_body.hpp"
+#include "api/query_values.hpp"
 #include "ops/log.hpp"
 #include "wire/json.hpp"
 #include "wire/time.hpp"
 
 namespace hookd::api {
 namespace {
-
-// Every value of a repeated query parameter (`event_types=a&event_types=b`), decoded.
-std::vector<std::string> query_values(const net::HttpRequest& request, std::string_view name) {
-  std::vector<std::string> out;
-  std::string_view q = request.query();
-  while (!q.empty()) {
-    const auto amp = q.find('&');
-    const auto pair = q.substr(0, amp);
-    q = amp == std::string_view::npos ? std::string_view{} : q.substr(amp + 1);
-    const auto eq = pair.find('=');
-    if (pair.substr(0, eq) != name || eq == std::string_view::npos) continue;
-    if (auto v = net::percent_decode(pair.substr(eq + 1), true)) {
-      // Also accept comma-separated lists.
-      std::string_view rest = *v;
-      while (!rest.empty()) {
-        const auto comma = rest.find(',');
-        if (auto item = rest.substr(0, comma); !item.empty()) out.emplace_back(item);
-        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-      }
-    }
-  }
-  return out;
-}
 
 // The answer to a publish outcome (also what its Idempotency-Key keeps).
 net::HttpResponse publish_response(const store::PublishOutcome& outcome) {
@@ -69,7 +47,52 @@ const char* publish_counter_label(store::PublishOutcome::Kind kind) {
   return "rejected";
 }
 
+constexpr std::int64_t kMaxRateLimit = 1'000'000;  // as for POST /api/v1/app
+
+// The application an ApplicationIn (MessageIn.application) describes; its uid is the
+// path's, and a different `uid` in it is refused.
+std::expected<store::Application, ApiError> application_in(const nlohmann::json& in,
+                                                           const std::string& path_uid) {
+  if (!in.is_object()) {
+    return std::unexpected(validation_error({{"application", "must be an object"}}));
+  }
+  Fields f(in);
+  store::Application app;
+  app.name = f.required_string("name", 256);
+  app.uid = f.string("uid", 256).value_or(path_uid);
+  if (*app.uid != path_uid) f.add_error("uid", "must be the application uid of the path");
+  app.rate_limit = f.integer("rateLimit", 1, kMaxRateLimit);
+  app.metadata = f.object_text("metadata").value_or("{}");
+  if (!f.ok()) {
+    auto errors = f.errors();
+    for (auto& e : errors) e.field = "application." + e.field;
+    return std::unexpected(validation_error(std::move(errors)));
+  }
+  return app;
+}
+
 }  // namespace
+
+// Svix MessageIn.application: get-or-create by uid. The path's application when it exists
+// (then `application` is ignored, as Svix); else, given `application` and a path that is a
+// uid (not an `app_` id), that application is created (audited) and the message goes to it.
+std::expected<store::Application, ApiError> Api::Impl::app_for_message(
+    const Call& call, const nlohmann::json& body) const {
+  auto app = app_of(call);
+  const auto& path = call.param("app_id");
+  if (app || app.error().status != 404 || !body.contains("application") ||
+      path.starts_with("app_")) {
+    return app;
+  }
+  auto wanted = application_in(body["application"], path);
+  if (!wanted) return std::unexpected(wanted.error());
+  auto audit = with_states(audit_entry(call, "application.create", "application", ""), nullptr,
+                           audit_state(*wanted));
+  auto created = deps_.store.create_application(*wanted, std::move(audit));
+  if (!created && created.error().code == ErrorCode::kConflict) return app_of(call);  // a race
+  if (!created) return std::unexpected(from_store_error(created.error()));
+  return *created;
+}
 
 // A keyed publish carries its Idempotency-Key into the batch (store::PublishKey): the key
 // and its response commit with the message, one fsync shared with the batch instead of
@@ -84,10 +107,10 @@ void Api::Impl::create_message(Call& call, Respond respond) {
     if (!key) return respond(to_response(error));
     run_keyed(call, *key, std::move(respond), [&](Respond finish) { finish(to_response(error)); });
   };
-  auto app = app_of(call);
-  if (!app) return refuse(app.error());
   auto body = body_of(call);
   if (!body) return refuse(body.error());
+  auto app = app_for_message(call, *body);
+  if (!app) return refuse(app.error());
   Fields f(*body);
   store::NewMessage msg;
   msg.app_id = app->id;
@@ -171,6 +194,9 @@ Reply Api::Impl::list_messages(Call& call) {
   }
   auto msgs = deps_.store.list_messages(app->id, filter, *page);
   if (!msgs) return std::unexpected(from_store_error(msgs.error()));
+  if (call.request.query_param("with_content") == "false") {
+    for (auto& m : msgs->data) m.payload = "{}";  // Svix: the payloads left out
+  }
   return json_response(200, wire::page_json(*msgs, *page));
 }
 
@@ -181,29 +207,6 @@ Reply Api::Impl::get_message(Call& call) {
   auto msg = deps_.store.get_message(app->id, id);
   if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
   return json_response(200, wire::message_json(*msg));
-}
-
-Reply Api::Impl::list_attempts_by_message(Call& call) {
-  auto app = app_of(call);
-  if (!app) return std::unexpected(app.error());
-  const auto& id = call.param("msg_id");
-  auto msg = deps_.store.get_message(app->id, id);
-  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
-  auto page = page_of(call, true);
-  if (!page) return std::unexpected(page.error());
-  auto attempts = deps_.store.list_attempts_by_message(msg->id, *page);
-  if (!attempts) return std::unexpected(from_store_error(attempts.error()));
-  return json_response(200, wire::page_json(*attempts, *page));
-}
-
-Reply Api::Impl::list_attempts_by_endpoint(Call& call) {
-  auto found = app_endpoint_of(call);
-  if (!found) return std::unexpected(found.error());
-  auto page = page_of(call, true);
-  if (!page) return std::unexpected(page.error());
-  auto attempts = deps_.store.list_attempts_by_endpoint(found->endpoint.id, *page);
-  if (!attempts) return std::unexpected(from_store_error(attempts.error()));
-  return json_response(200, wire::page_json(*attempts, *page));
 }
 
 Reply Api::Impl::resend(Call& call) {

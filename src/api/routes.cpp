@@ -55,6 +55,7 @@ void Api::Impl::add_message_routes() {
   sync("GET", "/api/v1/app/{app_id}/attempt/msg/{msg_id}", &Impl::list_attempts_by_message);
   sync("GET", "/api/v1/app/{app_id}/attempt/endpoint/{endpoint_id}",
        &Impl::list_attempts_by_endpoint);
+  sync("GET", "/api/v1/app/{app_id}/msg/{msg_id}/attempt/{attempt_id}", &Impl::get_attempt);
 }
 
 void Api::Impl::add_hookd_routes() {

@@ -20,6 +20,8 @@ struct JsonMembership {
 
 void filter_messages(SelectQuery& q, const std::string& app_id, const MessageFilter& filter,
                      const JsonMembership& json);
+// Attempts; event types and channel are tested on the attempt's message.
+void filter_attempts(SelectQuery& q, const AttemptFilter& filter, const JsonMembership& json);
 void filter_dead_letters(SelectQuery& q, const DeadLetterFilter& filter);
 void filter_inbox(SelectQuery& q, const InboxFilter& filter);
 void filter_audit(SelectQuery& q, const AuditFilter& filter);

@@ -302,13 +302,35 @@ class DeliveryStore {
 };
 
 // ---- attempts ----
+// The conditions of an attempt list (Svix's listByMsg / listByEndpoint filters); each one set
+// narrows the list, in the store's query (not after paging).
+struct AttemptFilter {
+  std::optional<std::string> id{};  // one attempt (attempt get)
+  std::optional<std::string> msg_id{};
+  std::optional<std::string> endpoint_id{};
+  std::optional<int> status{};             // Svix MessageStatus: 0 success, 1 pending, 2 fail,
+                                           // 3 sending, 4 canceled (an attempt is only ever 0 or 2)
+  std::optional<int> status_code_class{};  // 0: no HTTP response; 100..500: that hundred
+  std::optional<std::vector<std::string>> event_types{};  // its message's event type is one
+  std::optional<std::string> channel{};                   // its message carries this channel
+  std::optional<std::string> tag{};                       // its message carries this tag
+  std::optional<Millis> since{};                          // attempted_at >= since
+  std::optional<Millis> before{};                         // attempted_at < before
+};
+
 class AttemptStore {
  public:
   virtual ~AttemptStore() = default;
-  virtual Result<Page<Attempt>> list_attempts_by_message(const std::string& msg_id,
-                                                         const PageRequest& page) = 0;
-  virtual Result<Page<Attempt>> list_attempts_by_endpoint(const std::string& endpoint_id,
-                                                          const PageRequest& page) = 0;
+  virtual Result<Page<Attempt>> list_attempts(const AttemptFilter& filter,
+                                              const PageRequest& page) = 0;
+  Result<Page<Attempt>> list_attempts_by_message(const std::string& msg_id,
+                                                 const PageRequest& page) {
+    return list_attempts(AttemptFilter{.msg_id = msg_id}, page);
+  }
+  Result<Page<Attempt>> list_attempts_by_endpoint(const std::string& endpoint_id,
+                                                  const PageRequest& page) {
+    return list_attempts(AttemptFilter{.endpoint_id = endpoint_id}, page);
+  }
 };
 
 // ---- the outbound feed (docs/reconciliation.md) ----

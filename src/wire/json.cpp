@@ -178,6 +178,30 @@ nlohmann::json to_json(const store::Attempt& a) {
           {"error", optional_json(a.error)}};
 }
 
+std::string attempt_json(const store::Attempt& attempt, const store::Message* msg) {
+  std::string out = dump(to_json(attempt));
+  if (msg != nullptr) append_member(out, "msg", message_json(*msg));
+  return out;
+}
+
+std::string attempt_page_json(const store::Page<store::Attempt>& page,
+                              const store::PageRequest& request,
+                              const std::map<std::string, store::Message>* messages) {
+  std::string data = "[";
+  for (const auto& attempt : page.data) {
+    if (data.size() > 1) data += ',';
+    const store::Message* msg = nullptr;
+    if (messages != nullptr) {
+      if (auto it = messages->find(attempt.msg_id); it != messages->end()) msg = &it->second;
+    }
+    data += attempt_json(attempt, msg);
+  }
+  data += ']';
+  std::string out = dump(page_fields(page.iterator, page.done, request));
+  append_member(out, "data", data);
+  return out;
+}
+
 nlohmann::json to_json(const store::Delivery& d) {
   return {{"id", d.id},
           {"msgId", d.msg_id},

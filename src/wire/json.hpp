@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,12 @@ void append_member(std::string& object_json, std::string_view name, std::string_
 std::string feed_json(const std::vector<store::FeedItem>& items, const std::string& iterator,
                       bool done);
 nlohmann::json to_json(const store::Attempt& attempt);
+// One attempt as JSON text; with `msg` (Svix `with_msg`) it embeds its message as `msg`.
+std::string attempt_json(const store::Attempt& attempt, const store::Message* msg);
+// An attempt page; with `messages` each attempt embeds its message (found by msg id).
+std::string attempt_page_json(const store::Page<store::Attempt>& page,
+                              const store::PageRequest& request,
+                              const std::map<std::string, store::Message>* messages);
 nlohmann::json to_json(const store::Delivery& delivery);
 nlohmann::json to_json(const store::AuditEntry& entry);
 

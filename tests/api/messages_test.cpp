@@ -147,6 +147,23 @@ TEST_F(ApiTest, AttemptsByMessageAndEndpointAndResend) {
   EXPECT_EQ(call("GET", "/api/v1/app/" + app + "/attempt/endpoint/" + ep).json()["data"].size(),
             1u);
   EXPECT_EQ(call("GET", "/api/v1/app/" + app + "/attempt/msg/msg_nope").status, 404);
+  // Issue 17: filters reach the store (the 400 attempt is a fail, never a success), attempt get.
+  const auto base = "/api/v1/app/" + app + "/attempt/msg/" + msg_id;
+  EXPECT_EQ(call("GET", base + "?status=2").json()["data"].size(), 1u);
+  EXPECT_EQ(call("GET", base + "?status=0").json()["data"].size(), 0u);
+  EXPECT_EQ(call("GET", base + "?status_code_class=400").json()["data"].size(), 1u);
+  EXPECT_EQ(call("GET", base + "?status_code_class=500").json()["data"].size(), 0u);
+  auto bad = call("GET", base + "?status=9");
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_EQ(bad.json()["detail"][0]["loc"][0], "query") << bad.body;
+  EXPECT_EQ(call("GET", base + "?before=soon").status, 422);
+  const std::string attempt_path =
+      "/api/v1/app/" + app + "/msg/" + msg_id + "/attempt/" + attempt["id"].get<std::string>();
+  auto one = call("GET", attempt_path);
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(one.json()["id"], attempt["id"]);
+  EXPECT_EQ(call("GET", "/api/v1/app/" + app + "/msg/" + msg_id + "/attempt/atmpt_nope").status,
+            404);
 
   auto resend =
       call("POST", "/api/v1/app/" + app + "/msg/" + msg_id + "/endpoint/" + ep + "/resend");

@@ -125,27 +125,15 @@ Result<int> PgStore::recover(const std::string& endpoint_id, Millis since,
 
 // ---- attempts ----
 
-namespace {
-
-Result<Page<Attempt>> list_attempts(PgConnection& c, std::string_view column,
-                                    const std::string& value, const PageRequest& page) {
-  PgQuery q(fmt::format("SELECT {} FROM attempts", kAttemptColumns));
-  q.where(fmt::format("{} = ?", column), {value}).page(page);
-  HOOKD_TRY(rows, q.run(c));
-  return make_page(collect<Attempt>(rows, read_attempt), page,
-                   [](const Attempt& a) { return a.id; });
-}
-
-}  // namespace
-
-Result<Page<Attempt>> PgStore::list_attempts_by_message(const std::string& msg_id,
-                                                        const PageRequest& page) {
-  return read([&](PgConnection& c) { return list_attempts(c, "msg_id", msg_id, page); });
-}
-
-Result<Page<Attempt>> PgStore::list_attempts_by_endpoint(const std::string& endpoint_id,
-                                                         const PageRequest& page) {
-  return read([&](PgConnection& c) { return list_attempts(c, "endpoint_id", endpoint_id, page); });
+Result<Page<Attempt>> PgStore::list_attempts(const AttemptFilter& filter, const PageRequest& page) {
+  return read([&](PgConnection& c) -> Result<Page<Attempt>> {
+    PgQuery q(fmt::format("SELECT {} FROM attempts", kAttemptColumns));
+    filter_attempts(q, filter, kJsonMembership);
+    q.page(page);
+    HOOKD_TRY(rows, q.run(c));
+    return make_page(collect<Attempt>(rows, read_attempt), page,
+                     [](const Attempt& a) { return a.id; });
+  });
 }
 
 }  // namespace hookd::store::postgres

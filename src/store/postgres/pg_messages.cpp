@@ -21,12 +21,6 @@
 namespace hookd::store::postgres {
 namespace {
 
-constexpr JsonMembership kJsonMembership{
-    .channel =
-        "EXISTS (SELECT 1 FROM json_array_elements_text(messages.channels::json) ch WHERE ch = ?)",
-    .tag = "EXISTS (SELECT 1 FROM json_array_elements_text(messages.tags::json) tg WHERE tg = ?)",
-};
-
 // The application's enabled endpoints; nullopt when the application does not exist.
 using Routes = std::optional<std::vector<EndpointRoute>>;
 

@@ -111,10 +111,8 @@ class PgStore final : public Store {
                       std::optional<AuditEntry> audit = {}) override;
 
   // AttemptStore
-  Result<Page<Attempt>> list_attempts_by_message(const std::string& msg_id,
-                                                 const PageRequest& page) override;
-  Result<Page<Attempt>> list_attempts_by_endpoint(const std::string& endpoint_id,
-                                                  const PageRequest& page) override;
+  Result<Page<Attempt>> list_attempts(const AttemptFilter& filter,
+                                      const PageRequest& page) override;
 
   // FeedStore
   Result<FeedPage> feed_page(const std::string& endpoint_id, const std::string& iterator,

@@ -13,11 +13,6 @@
 namespace hookd::store::sqlite {
 namespace {
 
-constexpr JsonMembership kJsonMembership{
-    .channel = "EXISTS (SELECT 1 FROM json_each(messages.channels) WHERE value = ?)",
-    .tag = "EXISTS (SELECT 1 FROM json_each(messages.tags) WHERE value = ?)",
-};
-
 Result<std::vector<EndpointRoute>> enabled_endpoints(Connection& c, const std::string& app_id) {
   HOOKD_TRY(q, c.prepare("SELECT id, filter_types, channels FROM endpoints "
                          "WHERE app_id = ? AND disabled = 0 ORDER BY id"));
