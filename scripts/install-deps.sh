@@ -11,6 +11,7 @@ packages=(
   libpq-dev postgresql sqlite3 procps curl jq bsdextrautils
   libjemalloc-dev  # the hookd binary's allocator (docs/dependencies.md)
   linux-perf  # profiling the benchmarks (docs/benchmarks.md)
+  chromium  # the console's browser test, A36 (tests/interop/console_browser.test.mjs)
 )
 
 missing=()

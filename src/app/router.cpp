@@ -1,5 +1,6 @@
 #include "app/router.hpp"
 
+#include "app/console_site.hpp"
 #include "ops/metrics.hpp"
 
 namespace hookd::app {
@@ -46,6 +47,7 @@ RouteKind classify_route(std::string_view path, std::string_view metrics_path, b
   if (path == "/healthz") return RouteKind::kHealth;
   if (path == "/readyz") return RouteKind::kReady;
   if (metrics_on && path == metrics_path) return RouteKind::kMetrics;
+  if (is_console_path(path)) return RouteKind::kConsole;
   return RouteKind::kNotFound;
 }
 
@@ -64,6 +66,10 @@ void Router::handle(net::HttpRequest request, Respond respond) const {
   }
   if (kind == RouteKind::kNotFound || kind == RouteKind::kInbound || kind == RouteKind::kProxy) {
     return respond(net::problem_response(404, "no route for this path"));
+  }
+  if (kind == RouteKind::kConsole) {
+    if (!routes_.console) return respond(net::problem_response(404, "no route for this path"));
+    return respond(console_response(request));
   }
   if (!is_get(request)) return respond(method_not_allowed());
   switch (kind) {

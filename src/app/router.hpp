@@ -1,6 +1,7 @@
 // Router: the one HTTP handler of `hookd serve`. It sends /api/... to the REST API, /in/...
 // to the inbound gateway, /proxy/... to the idempotency gateway, the
-// metrics path to the Prometheus text of the registry, and answers the liveness probe
+// metrics path to the Prometheus text of the registry, /console... to the console's static
+// files (console_site.hpp), and answers the liveness probe
 // (GET /healthz: the process serves HTTP) and the readiness probe (GET /readyz: started,
 // not stopping, and the store answers). Everything else is a 404 problem.
 // Transport-free: the App wraps the server's Responder into a Respond, so tests call
@@ -28,9 +29,10 @@ struct RouterRoutes {
   std::function<Status()> readiness;     // ok = ready; the error says why not
   std::function<std::string()> metrics;  // Prometheus text; empty = metrics disabled
   std::string metrics_path = "/metrics";
+  bool console = true;  // serve the console under /console (console_site.hpp)
 };
 
-enum class RouteKind { kApi, kInbound, kProxy, kHealth, kReady, kMetrics, kNotFound };
+enum class RouteKind { kApi, kInbound, kProxy, kHealth, kReady, kMetrics, kConsole, kNotFound };
 
 // Which route a path belongs to (the method is checked by handle()).
 RouteKind classify_route(std::string_view path, std::string_view metrics_path, bool metrics_on);
