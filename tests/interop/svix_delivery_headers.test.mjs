@@ -8,13 +8,8 @@
 import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { readyHookdPort, waitFor } from './hookd_daemon.mjs';
+import { startHookd, waitFor } from './hookd_daemon.mjs';
 
 import { Svix, Webhook as SvixWebhook } from 'svix';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -22,7 +17,6 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 const HOOKD = process.env.HOOKD_BINARY;
 assert.ok(HOOKD, 'HOOKD_BINARY must point at build/hookd');
 const TOKEN = 'interop_svix_headers_token';
-const dir = mkdtempSync(join(tmpdir(), 'hookd-svix-headers-'));
 
 // A receiver that records every request with its path and raw body.
 const received = [];
@@ -38,24 +32,13 @@ const receiver = createServer((req, res) => {
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverUrl = (path) => `http://127.0.0.1:${receiver.address().port}${path}`;
 
-writeFileSync(join(dir, 'hookd.toml'), [
-  '[delivery]', 'poll_interval = "100ms"', '[ssrf]', 'allowed_subnets = ["127.0.0.0/8"]', '',
-].join('\n'));
-const portFile = join(dir, 'port');
-const daemon = spawn(HOOKD, ['serve', '--config', join(dir, 'hookd.toml'), '--database',
-  join(dir, 'hookd.db'), '--listen', '127.0.0.1:0', '--token', TOKEN, '--port-file', portFile],
-{ stdio: ['ignore', 'ignore', 'inherit'] });
-
+const hookd = await startHookd(HOOKD, { token: TOKEN, configLines: [
+  '[delivery]', 'poll_interval = "100ms"', '[ssrf]', 'allowed_subnets = ["127.0.0.0/8"]'] });
 after(async () => {
-  daemon.kill('SIGTERM');
   receiver.close();
-  await sleep(200);
-  if (daemon.exitCode === null) daemon.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
+  await hookd.stop();
 });
-
-const port = await readyHookdPort(portFile);
-const serverUrl = `http://127.0.0.1:${port}`;
+const { serverUrl } = hookd;
 const svix = new Svix(TOKEN, { serverUrl });
 
 // The headers of one family only: names starting with `prefix`.
