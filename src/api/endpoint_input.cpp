@@ -193,7 +193,13 @@ std::optional<std::string> read_endpoint(Fields& f, store::Endpoint& ep, Endpoin
     }
   }
   if (given("description")) ep.description = f.string("description", 1024).value_or("");
-  if (given("uid")) ep.uid = f.string("uid", 256);
+  if (given("uid")) {
+    ep.uid = f.string("uid", 256);
+    check_svix_name(f, "uid", ep.uid);
+    if (ep.uid && ep.uid->starts_with("ep_")) {
+      f.add_error("uid", "must not start with 'ep_' (reserved for endpoint ids)");
+    }
+  }
   if (given("filterTypes")) {
     ep.filter_types = f.string_list("filterTypes", 1000, 256);
     if (ep.filter_types && ep.filter_types->empty()) ep.filter_types.reset();

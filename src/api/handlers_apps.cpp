@@ -10,26 +10,12 @@ namespace {
 
 constexpr std::int64_t kMaxRateLimit = 1'000'000;
 
-bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_' || c == '.';
-}
-
-// Svix uids and event type names: 1-256 of [a-zA-Z0-9-_.].
-void check_name(Fields& f, const std::string& field, const std::optional<std::string>& value) {
-  if (!value) return;
-  if (value->empty() || value->size() > 256 ||
-      !std::all_of(value->begin(), value->end(), is_name_char)) {
-    f.add_error(field, "must be 1 to 256 characters of letters, digits, '-', '_' or '.'");
-  }
-}
-
 // Reads ApplicationIn fields into `app`; with `patch`, absent fields are left unchanged.
 void read_application(Fields& f, store::Application& app, bool patch) {
   if (!patch || f.contains("name")) app.name = f.required_string("name", 256);
   if (!patch || f.contains("uid")) {
     app.uid = f.string("uid", 256);
-    check_name(f, "uid", app.uid);
+    check_svix_name(f, "uid", app.uid);
     if (app.uid && app.uid->starts_with("app_")) {
       f.add_error("uid", "must not start with 'app_' (reserved for application ids)");
     }
@@ -154,7 +140,7 @@ Reply Api::Impl::create_event_type(Call& call) {
   Fields f(*body);
   store::EventType type;
   type.name = f.required_string("name", 256);
-  check_name(f, "name", type.name.empty() ? std::nullopt : std::optional(type.name));
+  check_svix_name(f, "name", type.name.empty() ? std::nullopt : std::optional(type.name));
   read_event_type(f, type, false);
   if (!f.ok()) return std::unexpected(validation_error(f.errors()));
   auto created = deps_.store.create_event_type(

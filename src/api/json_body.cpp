@@ -1,5 +1,7 @@
 #include "api/json_body.hpp"
 
+#include <algorithm>
+
 #include "wire/time.hpp"
 
 namespace hookd::api {
@@ -286,6 +288,18 @@ std::optional<std::int64_t> Fields::time(std::string_view name) {
     add_error(std::string(name), "must be an ISO-8601 time such as 2024-01-01T00:00:00Z");
   }
   return ms;
+}
+
+void check_svix_name(Fields& f, const std::string& field, const std::optional<std::string>& value) {
+  if (!value) return;
+  const auto name_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
+  };
+  if (value->empty() || value->size() > 256 ||
+      !std::all_of(value->begin(), value->end(), name_char)) {
+    f.add_error(field, "must be 1 to 256 characters of letters, digits, '-', '_' or '.'");
+  }
 }
 
 }  // namespace hookd::api

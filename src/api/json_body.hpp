@@ -67,4 +67,8 @@ class Fields {
   std::vector<FieldError> errors_;
 };
 
+// Svix uids and event type names: 1-256 of [a-zA-Z0-9-_.]; adds a FieldError for `field`
+// otherwise (nothing when `value` is absent).
+void check_svix_name(Fields& f, const std::string& field, const std::optional<std::string>& value);
+
 }  // namespace hookd::api

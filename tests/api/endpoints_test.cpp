@@ -77,6 +77,18 @@ TEST_F(ApiTest, PutOfAnUnknownEndpointUidCreatesIt) {
   EXPECT_EQ(audit["data"][0]["targetId"], id);
 }
 
+// Svix's uid pattern holds for endpoints as for applications; `ep_` is kept for ids (a PUT
+// of an unknown `ep_…` is a 404, never an upsert).
+TEST_F(ApiTest, EndpointUidsFollowSvixPattern) {
+  const std::string path = "/api/v1/app/" + make_app() + "/endpoint";
+  for (const char* uid : {"has space", "ep_lookalike", "", "a/b"}) {
+    auto r = post(path, {{"url", "https://a.example/x"}, {"uid", uid}});
+    EXPECT_EQ(r.status, 422) << uid;
+    EXPECT_EQ(r.json()["errors"][0]["field"], "uid") << uid << r.body;
+  }
+  EXPECT_EQ(post(path, {{"url", "https://a.example/x"}, {"uid", "main-1.v2_x"}}).status, 201);
+}
+
 TEST_F(ApiTest, EndpointSecretIsGeneratedOrTakenAndRotates) {
   const auto app = make_app();
   const auto ep = make_endpoint(app);

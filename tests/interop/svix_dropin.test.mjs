@@ -49,6 +49,11 @@ test('a 422 through the SDK is Svix\'s HTTPValidationError naming each field', a
   const locations = e.body.detail.map((d) => d.loc.join('.'));
   assert.ok(locations.includes('body.url'), JSON.stringify(e.body));
   assert.equal(e.body.status, 422, 'problem+json members stay');
+  const badUid = await apiError(() => svix.endpoint.create(app.id, {
+    url: 'http://127.0.0.1:9/x', uid: 'has space',
+  }));
+  assert.equal(badUid.code, 422);
+  assert.deepEqual(badUid.body.detail.map((d) => d.loc), [['body', 'uid']]);
   const several = await apiError(() => svix.application.create({ name: 'x', uid: 'has space',
     rateLimit: 'fast' }));
   assert.equal(several.code, 422);
