@@ -26,7 +26,7 @@ std::expected<std::optional<int>, ApiError> int_param(const net::HttpRequest& re
   }
   std::string list;
   for (int a : allowed) list += (list.empty() ? "" : ", ") + std::to_string(a);
-  return std::unexpected(query_validation_error({{name, "must be one of " + list, "query"}}));
+  return std::unexpected(query_validation_error({{name, "must be one of " + list}}));
 }
 
 std::expected<store::AttemptFilter, ApiError> attempt_filter_of(const net::HttpRequest& request) {
@@ -42,15 +42,8 @@ std::expected<store::AttemptFilter, ApiError> attempt_filter_of(const net::HttpR
   }
   if (auto channel = request.query_param("channel")) filter.channel = *channel;
   if (auto tag = request.query_param("tag")) filter.tag = *tag;
-  for (const auto* name : {"after", "before"}) {
-    auto text = request.query_param(name);
-    if (!text) continue;
-    auto ms = wire::parse_time(*text);
-    if (!ms) {
-      return std::unexpected(query_validation_error(
-          {{name, "must be an RFC 3339 time such as 2024-01-01T00:00:00Z", "query"}}));
-    }
-    (std::string_view(name) == "after" ? filter.since : filter.before) = *ms;
+  if (auto window = read_time_window(request, filter.since, filter.before); !window) {
+    return std::unexpected(window.error());
   }
   return filter;
 }

@@ -182,15 +182,8 @@ Reply Api::Impl::list_messages(Call& call) {
   }
   if (auto channel = call.request.query_param("channel")) filter.channel = *channel;
   if (auto tag = call.request.query_param("tag")) filter.tag = *tag;
-  for (const auto* name : {"after", "before"}) {
-    auto text = call.request.query_param(name);
-    if (!text) continue;
-    auto ms = wire::parse_time(*text);
-    if (!ms) {
-      return std::unexpected(
-          validation_error({{name, "must be an ISO-8601 time such as 2024-01-01T00:00:00Z"}}));
-    }
-    (std::string_view(name) == "after" ? filter.since : filter.before) = *ms;
+  if (auto window = read_time_window(call.request, filter.since, filter.before); !window) {
+    return std::unexpected(window.error());
   }
   auto msgs = deps_.store.list_messages(app->id, filter, *page);
   if (!msgs) return std::unexpected(from_store_error(msgs.error()));

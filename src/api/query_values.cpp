@@ -1,5 +1,7 @@
 #include "api/query_values.hpp"
 
+#include "wire/time.hpp"
+
 namespace hookd::api {
 
 std::vector<std::string> query_values(const net::HttpRequest& request, std::string_view name) {
@@ -21,6 +23,22 @@ std::vector<std::string> query_values(const net::HttpRequest& request, std::stri
     }
   }
   return out;
+}
+
+std::expected<void, ApiError> read_time_window(const net::HttpRequest& request,
+                                               std::optional<std::int64_t>& since,
+                                               std::optional<std::int64_t>& before) {
+  for (const auto* name : {"after", "before"}) {
+    auto text = request.query_param(name);
+    if (!text) continue;
+    auto ms = wire::parse_time(*text);
+    if (!ms) {
+      return std::unexpected(query_validation_error(
+          {{name, "must be an RFC 3339 time such as 2024-01-01T00:00:00Z"}}));
+    }
+    (std::string_view(name) == "after" ? since : before) = *ms;
+  }
+  return {};
 }
 
 }  // namespace hookd::api

@@ -1,15 +1,26 @@
-// Every value of a repeated query parameter (`event_types=a&event_types=b`, also
-// comma-separated), percent-decoded. Thread-safety: a pure function.
+// Reading list query parameters: every value of a repeated one (`event_types=a&event_types=b`,
+// also comma-separated, percent-decoded), and the `after`/`before` time window the message
+// and attempt lists share. Thread-safety: pure functions.
 #pragma once
 
+#include <cstdint>
+#include <expected>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "api/problem.hpp"
 #include "net/http_types.hpp"
 
 namespace hookd::api {
 
 std::vector<std::string> query_values(const net::HttpRequest& request, std::string_view name);
+
+// `after` (inclusive) into `since` and `before` (exclusive) into `before`, as RFC 3339 times
+// in unix ms; an unreadable one is a 422 located in the query. Absent ones leave their field.
+std::expected<void, ApiError> read_time_window(const net::HttpRequest& request,
+                                               std::optional<std::int64_t>& since,
+                                               std::optional<std::int64_t>& before);
 
 }  // namespace hookd::api
