@@ -21,7 +21,8 @@ std::unique_ptr<ProxyParts> ProxyParts::build(ProxyDeps deps) {
   p->client_ = std::make_unique<net::HttpClient>(std::move(client_options));
   p->metrics_ = std::make_unique<proxy::ProxyMetrics>(p->deps_.registry);
   p->gateway_ = std::make_unique<proxy::Gateway>(
-      options, proxy::GatewayDeps{p->deps_.store, *p->client_, p->metrics_.get(), p->deps_.logger});
+      options, proxy::GatewayDeps{p->deps_.store, *p->client_, p->metrics_.get(), p->deps_.logger,
+                                  p->deps_.alerts});
   p->resolver_ = std::make_unique<proxy::StatusResolver>(options, p->deps_.store, *p->client_,
                                                          p->deps_.logger);
   // Without a [[proxy]] there are no keys: no store read on each scrape.

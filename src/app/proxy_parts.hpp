@@ -29,6 +29,7 @@ struct ProxyDeps {
   ops::Registry& registry;
   const ops::Logger* logger;
   std::string node_id;
+  ops::AlertSink* alerts = nullptr;
 };
 
 class ProxyParts {
