@@ -165,6 +165,8 @@ TEST(MetricsE2E, A35_EveryFamilyMovesWithTheTrafficThatCausesIt) {
   EXPECT_GE(at(m, "hookd_outbound_dead_letter_oldest_age_seconds"), 0);
   EXPECT_LT(at(m, "hookd_outbound_dead_letter_oldest_age_seconds"), 600);
   EXPECT_EQ(at(m, "hookd_outbound_queue_depth"), 0);
+  EXPECT_EQ(at(m, "hookd_outbound_oldest_waiting_seconds"), 0);  // all settled (store tests
+  EXPECT_EQ(at(m, "hookd_inbound_oldest_waiting_seconds"), 0);   // prove the ages)
   // Breaker off in this config; BreakerE2E asserts the gauge rising and falling.
   EXPECT_EQ(at(m, "hookd_outbound_open_circuits"), 0);
   // API idempotency and auth.
