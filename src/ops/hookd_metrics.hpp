@@ -3,8 +3,7 @@
 // Components keep references to the children they update (see metrics.hpp); label values are
 // the small fixed sets listed next to each family.
 // Scrape-time gauges (queue depth, dead letters) need the store, so the application registers
-// them with `add_store_gauges`. Only what some code updates is here: a family for the
-// reconciliation job or overdue messages comes with the code that sets it.
+// them with `add_store_gauges`. Only what some code updates is here.
 // Thread-safety: as Registry; create once at startup, then share.
 #pragma once
 
