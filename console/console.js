@@ -32,7 +32,11 @@ class ApiError extends Error {
 }
 
 async function request(path, options = {}) {
-  const headers = { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) || ''}` };
+  // X-Hookd-Mask: every answer comes masked (personal data, secrets; docs/console.md).
+  const headers = {
+    Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) || ''}`,
+    'X-Hookd-Mask': '1',
+  };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(path, {
     method: options.method || 'GET', headers,

@@ -7,6 +7,7 @@
 
 #include "api/api_impl.hpp"
 #include "api/json_body.hpp"
+#include "api/masked_view.hpp"
 #include "hookd/encoding.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
@@ -71,6 +72,11 @@ std::optional<std::string> Api::Impl::authenticate(const Call& call, const Route
 }
 
 void Api::Impl::handle(net::HttpRequest request, Respond respond) {
+  if (deps_.masker && wants_masked_view(request)) {
+    respond = [masker = deps_.masker, inner = std::move(respond)](net::HttpResponse r) mutable {
+      inner(masked_response(*masker, std::move(r)));
+    };
+  }
   if (!running_) {
     respond(to_response(unavailable("The API is not running (starting or shutting down)")));
     return;
@@ -129,7 +135,7 @@ std::expected<store::PageRequest, ApiError> Api::Impl::page_of(const Call& call,
     if (limit->empty() || *end != '\0' || n < 1 || n > store::PageRequest::kMaxLimit) {
       return std::unexpected(
           query_validation_error({{"limit", "must be an integer between 1 and " +
-                                          std::to_string(store::PageRequest::kMaxLimit)}}));
+                                                std::to_string(store::PageRequest::kMaxLimit)}}));
     }
     page.limit = static_cast<int>(n);
   }
@@ -140,7 +146,8 @@ std::expected<store::PageRequest, ApiError> Api::Impl::page_of(const Call& call,
     } else if (*order == "descending") {
       page.descending = true;
     } else {
-      return std::unexpected(query_validation_error({{"order", "must be ascending or descending"}}));
+      return std::unexpected(
+          query_validation_error({{"order", "must be ascending or descending"}}));
     }
   }
   return page;

@@ -36,6 +36,7 @@ struct HookdMetrics;
 class Registry;
 class Logger;
 class AlertSink;
+class Masker;
 }  // namespace hookd::ops
 
 namespace hookd::api {
@@ -70,6 +71,9 @@ struct ApiDeps {
   ReconcilePort* reconcile = nullptr;
   // Optional: endpoint.disabled when a person disables an endpoint.
   ops::AlertSink* alerts = nullptr;
+  // Optional: the masked view (X-Hookd-Mask: 1, the console's; api/masked_view.hpp). Without
+  // it the header is ignored.
+  std::shared_ptr<const ops::Masker> masker = nullptr;
 };
 
 class Api {

@@ -141,7 +141,7 @@ Status App::Parts::build_api() {
       api::ApiDeps{*store, *publish, storage->clock, storage->random, metrics.get(), &registry,
                    logger.get(), std::move(*options),
                    // Any source can have differences to resolve.
-                   config.sources.empty() ? nullptr : reconcile.get(), alerts.get()});
+                   config.sources.empty() ? nullptr : reconcile.get(), alerts.get(), masker});
   return {};
 }
 

@@ -22,6 +22,7 @@ assert.ok(HOOKD, 'HOOKD_BINARY must point at build/hookd');
 const CHROMIUM = process.env.HOOKD_CHROMIUM || '/usr/bin/chromium';
 const TOKEN = 'console_browser_token';
 const SHOTS = join(process.cwd(), 'console-screenshots');
+const EMAIL = 'jane.roe@example.com'; // personal data: masked on every console page (A31)
 mkdirSync(SHOTS, { recursive: true });
 
 // A receiver that fails (500) until `fixed`, then answers 200; it records what it got.
@@ -32,7 +33,8 @@ const receiver = createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     received.push({ ok: fixed, body: Buffer.concat(chunks).toString('utf8') });
-    if (fixed) res.writeHead(200).end('thanks'); else res.writeHead(500).end('receiver broken');
+    if (fixed) res.writeHead(200).end('thanks');
+    else res.writeHead(500).end(`receiver broken for ${EMAIL}`);
   });
 });
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -50,6 +52,10 @@ after(async () => {
   receiver.close();
 });
 
+async function noRawEmail(page, where) {
+  assert.ok(!(await page.content()).includes(EMAIL), `no raw e-mail on the ${where} page`);
+}
+
 async function api(path, body) {
   const response = await fetch(`${hookd.serverUrl}/api/v1${path}`, {
     method: body ? 'POST' : 'GET',
@@ -65,7 +71,7 @@ test('A36: log in, overview with data, replay a dead letter with a reason, see t
     // Scripted traffic: one message delivered, one dead-lettered.
     const app = await api('/app', { name: 'console-shop', uid: 'console-shop' });
     await api(`/app/${app.id}/endpoint`, { url: receiverUrl, description: 'receiver' });
-    const failing = await api(`/app/${app.id}/msg`, { eventType: 'order.paid', payload: { order: 1 } });
+    const failing = await api(`/app/${app.id}/msg`, { eventType: 'order.paid', payload: { order: 1, email: EMAIL } });
     const dead = await waitFor(async () => (await api('/hookd/dlq')).data[0], 'the dead letter');
     assert.equal(dead.msgId, failing.id);
     fixed = true;
@@ -100,6 +106,7 @@ test('A36: log in, overview with data, replay a dead letter with a reason, see t
     await row.waitFor();
     assert.match(await row.textContent(), /HTTP 500/);
     await page.screenshot({ path: join(SHOTS, '2-dlq.png'), fullPage: true });
+    await noRawEmail(page, 'dead-letter');
     await row.locator('input').fill('receiver fixed its 500');
     await row.locator('button').click();
     await page.waitForSelector(`[data-replayed="${dead.id}"]`);
@@ -113,7 +120,12 @@ test('A36: log in, overview with data, replay a dead letter with a reason, see t
       return (await page.locator('#attempts tr[data-status=success]').count()) === 1;
     }, 'the successful attempt in the console');
     assert.match(await page.textContent('#payload'), /"order": 1/);
+    // A31: masked on the page (the attempt's response too); the receiver got the raw bytes.
+    assert.match(await page.textContent('#payload'), /j\*\*\*@example\.com/);
+    assert.match(await page.textContent('#attempts'), /receiver broken for j\*\*\*@example\.com/);
+    assert.ok(received.some((r) => r.body.includes(EMAIL)), 'the payload is delivered unmasked');
     assert.equal(await page.locator('#attempts tr[data-status=fail]').count(), 2);
+    await noRawEmail(page, 'message');
     await page.screenshot({ path: join(SHOTS, '3-message.png'), fullPage: true });
 
     // The messages list links both messages.
@@ -122,6 +134,7 @@ test('A36: log in, overview with data, replay a dead letter with a reason, see t
     for (const id of [failing.id, good.id]) assert.equal(await page.locator(`a:text("${id}")`).count(), 1);
 
     // The audit entry: who, what and why.
+    await noRawEmail(page, 'messages');
     await page.click('nav a[href="#audit"]');
     const entry = page.locator('#audit tr[data-action="dlq.replay"]');
     await entry.waitFor();
@@ -133,5 +146,6 @@ test('A36: log in, overview with data, replay a dead letter with a reason, see t
     // The page never showed the token or an endpoint secret.
     const html = await page.content();
     assert.ok(!html.includes(TOKEN) && !html.includes('whsec_'), 'no token or secret in the page');
+    await noRawEmail(page, 'audit');
     assert.deepEqual(consoleErrors, []);
   });
