@@ -50,6 +50,7 @@ class Api::Impl {
   void add_endpoint_routes();
   void add_message_routes();
   void add_hookd_routes();
+  void add_attempted_routes();  // routes_attempted.cpp
   void sync(std::string method, std::string pattern, Reply (Impl::*fn)(Call&),
             bool feed_token = false);
   // The actor of a request: its API token's name, or for a route that takes feed tokens,
@@ -133,6 +134,16 @@ class Api::Impl {
   // One page of `filter`'s attempts, with_msg / with_content applied.
   Reply attempt_page(Call& call, const store::AttemptFilter& filter, const std::string& app_id);
   Reply get_attempt(Call& call);
+
+  // What was attempted, expunge-content, send-example, transformations (handlers_attempted.cpp).
+  Reply list_attempted_messages(Call& call);
+  Reply list_attempted_destinations(Call& call);
+  Reply expunge_message_content(Call& call);
+  Reply expunge_attempt_content(Call& call);
+  void send_example(Call& call, Respond respond);
+  // The message send-example publishes (only to the path's endpoint), or why not.
+  std::expected<store::NewMessage, ApiError> example_message(const Call& call) const;
+  Reply transformation_not_implemented(Call& call);
 
   // hookd additions (handlers_hookd.cpp).
   Reply list_dead(Call& call);

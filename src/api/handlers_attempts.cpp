@@ -1,8 +1,6 @@
 // Attempts: the Svix lists by message and by endpoint with their filters (status,
 // status_code_class, endpoint_id, event_types, channel, tag, before/after — all in the store's
 // query), with_msg / with_content, and attempt get.
-#include <charconv>
-
 #include "api/api_impl.hpp"
 #include "api/query_values.hpp"
 #include "wire/json.hpp"
@@ -10,24 +8,6 @@
 
 namespace hookd::api {
 namespace {
-
-// An integer query parameter that must be one of `allowed`; nullopt when absent.
-std::expected<std::optional<int>, ApiError> int_param(const net::HttpRequest& request,
-                                                      const char* name,
-                                                      std::initializer_list<int> allowed) {
-  auto text = request.query_param(name);
-  if (!text) return std::nullopt;
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec == std::errc{} && end == text->data() + text->size()) {
-    for (int a : allowed) {
-      if (a == value) return value;
-    }
-  }
-  std::string list;
-  for (int a : allowed) list += (list.empty() ? "" : ", ") + std::to_string(a);
-  return std::unexpected(query_validation_error({{name, "must be one of " + list}}));
-}
 
 std::expected<store::AttemptFilter, ApiError> attempt_filter_of(const net::HttpRequest& request) {
   store::AttemptFilter filter;

@@ -208,6 +208,11 @@ Reply Api::Impl::resend(Call& call) {
   const auto& id = call.param("msg_id");
   auto msg = deps_.store.get_message(found->app.id, id);
   if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  if (store::payload_expunged(*msg)) {  // as Svix: an expunged payload cannot be sent again
+    return std::unexpected(
+        api_error(400, "missing_payload",
+                  "Unable to resend message. Payload is missing (probably expired)."));
+  }
   auto audit = audit_entry(call, "message.resend", "message", msg->id);  // A30; after: by the store
   auto delivery = deps_.store.resend(msg->id, found->endpoint.id, std::move(audit));
   if (!delivery) return std::unexpected(from_store_error(delivery.error()));

@@ -1,5 +1,7 @@
 #include "api/query_values.hpp"
 
+#include <charconv>
+
 #include "wire/time.hpp"
 
 namespace hookd::api {
@@ -39,6 +41,23 @@ std::expected<void, ApiError> read_time_window(const net::HttpRequest& request,
     (std::string_view(name) == "after" ? since : before) = *ms;
   }
   return {};
+}
+
+std::expected<std::optional<int>, ApiError> int_param(const net::HttpRequest& request,
+                                                      const char* name,
+                                                      std::initializer_list<int> allowed) {
+  auto text = request.query_param(name);
+  if (!text) return std::nullopt;
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec == std::errc{} && end == text->data() + text->size()) {
+    for (int a : allowed) {
+      if (a == value) return value;
+    }
+  }
+  std::string list;
+  for (int a : allowed) list += (list.empty() ? "" : ", ") + std::to_string(a);
+  return std::unexpected(query_validation_error({{name, "must be one of " + list}}));
 }
 
 }  // namespace hookd::api

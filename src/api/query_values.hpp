@@ -1,10 +1,12 @@
 // Reading list query parameters: every value of a repeated one (`event_types=a&event_types=b`,
 // also comma-separated, percent-decoded), and the `after`/`before` time window the message
-// and attempt lists share. Thread-safety: pure functions.
+// and attempt lists share, and an integer parameter out of a fixed set. Thread-safety: pure
+// functions.
 #pragma once
 
 #include <cstdint>
 #include <expected>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,5 +24,11 @@ std::vector<std::string> query_values(const net::HttpRequest& request, std::stri
 std::expected<void, ApiError> read_time_window(const net::HttpRequest& request,
                                                std::optional<std::int64_t>& since,
                                                std::optional<std::int64_t>& before);
+
+// An integer query parameter that must be one of `allowed`; nullopt when absent, a 422 located
+// in the query when it is another value.
+std::expected<std::optional<int>, ApiError> int_param(const net::HttpRequest& request,
+                                                      const char* name,
+                                                      std::initializer_list<int> allowed);
 
 }  // namespace hookd::api

@@ -11,6 +11,7 @@ void Api::Impl::add_routes() {
   add_application_routes();
   add_endpoint_routes();
   add_message_routes();
+  add_attempted_routes();
   add_hookd_routes();
 }
 

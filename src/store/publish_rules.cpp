@@ -12,6 +12,7 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
 }  // namespace
 
 bool routes_to(const EndpointRoute& ep, const NewMessage& msg) {
+  if (msg.only_endpoint && *msg.only_endpoint != ep.id) return false;
   if (ep.filter_types && !ep.filter_types->empty() && !contains(*ep.filter_types, msg.event_type)) {
     return false;
   }

@@ -19,8 +19,8 @@ struct EndpointRoute {
   std::optional<std::vector<std::string>> channels;
 };
 
-// No filter = every event type; an endpoint with channels only receives messages carrying
-// at least one of them.
+// Only `msg.only_endpoint` when it is set. No filter = every event type; an endpoint with channels
+// only receives messages carrying at least one of them.
 bool routes_to(const EndpointRoute& ep, const NewMessage& msg);
 
 // The message row of `in` (no sequence yet: an ordering key's is assigned after the insert).

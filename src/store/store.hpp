@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hookd/result.hpp"
+#include "store/attempted.hpp"
 #include "store/model.hpp"
 #include "store/paging.hpp"
 #include "store/reconcile.hpp"
@@ -139,6 +140,9 @@ struct NewMessage {
   std::optional<std::string> ordering_key;
   std::optional<PublishKey> key;  // publish_batch only
   std::optional<std::vector<std::string>> tags;
+  // Svix send-example: only this endpoint may get a delivery (if it is enabled and its
+  // filters match, as for any publish); nullopt = every matching endpoint.
+  std::optional<std::string> only_endpoint;
 };
 
 struct PublishOutcome {
@@ -638,6 +642,7 @@ class Store : public ApplicationStore,
               public MessageStore,
               public DeliveryStore,
               public AttemptStore,
+              public AttemptedStore,
               public FeedStore,
               public InboxStore,
               public IdempotencyStore,

@@ -1,5 +1,7 @@
 #include "wire/json.hpp"
 
+#include "store/attempted.hpp"
+#include "wire/attempted_json.hpp"
 #include "wire/time.hpp"
 
 namespace hookd::wire {
@@ -8,22 +10,6 @@ namespace {
 template <class T>
 nlohmann::json optional_json(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
-// Svix MessageStatus: 0 success, 1 pending, 2 fail, 3 sending.
-int svix_status(store::DeliveryStatus status) {
-  switch (status) {
-    case store::DeliveryStatus::kDelivered:
-      return 0;
-    case store::DeliveryStatus::kPending:
-      return 1;
-    case store::DeliveryStatus::kDelivering:
-      return 3;
-    case store::DeliveryStatus::kDead:
-    case store::DeliveryStatus::kDiscarded:
-      return 2;
-  }
-  return 2;
 }
 
 }  // namespace
@@ -101,7 +87,9 @@ nlohmann::json fields_but_payload(const store::Message& msg) {
 
 std::string message_json(const store::Message& msg, bool payload_is_json) {
   std::string out = dump(fields_but_payload(msg));
-  if (payload_is_json) {
+  if (store::payload_expunged(msg)) {
+    append_member(out, "payload", kExpiredPayload);  // as Svix shows an expunged payload
+  } else if (payload_is_json) {
     append_member(out, "payload", msg.payload);
   } else {
     append_member(out, "payload", json_text_or_string(msg.payload));

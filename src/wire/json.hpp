@@ -28,7 +28,9 @@ nlohmann::json to_json(const store::Endpoint& ep);
 // stored payload that is not valid JSON (never written by the API) is rendered as a string.
 // `payload_is_json`: the caller knows the payload is valid JSON (the API stored it from a
 // parsed body), so even the validating scan is skipped.
+// An expunged payload (store::payload_expunged) is rendered as Svix renders it, kExpiredPayload.
 std::string message_json(const store::Message& msg, bool payload_is_json = false);
+inline constexpr std::string_view kExpiredPayload = R"({"expired":true})";
 // `text` itself when it is valid JSON (spliced byte-for-byte), else `text` as a JSON string.
 std::string json_text_or_string(const std::string& text);
 // Appends the member `"name": value_json` to the JSON object text `object_json`.

@@ -46,7 +46,7 @@ TEST_P(StoreContract, A12_KeyedPublishStoresTheResponseWithTheMessage) {
   EXPECT_EQ(stored->response_body, "0:" + o.message.id);
   EXPECT_EQ(stored->response_headers.at("Content-Type"), "application/json");
   // An unkeyed item carries no key outcome.
-  auto plain = store_->publish_batch({NewMessage{app.id, "e", {}, {}, "{}", {}, {}, {}}});
+  auto plain = store_->publish_batch({NewMessage{app.id, "e", {}, {}, "{}", {}, {}, {}, {}}});
   EXPECT_FALSE((*plain)[0].key.has_value());
 }
 

@@ -94,6 +94,7 @@ Result<Delivery> PgStore::resend(const std::string& msg_id, const std::string& e
     HOOKD_TRY(rows, c.query(fmt::format("SELECT {} FROM messages WHERE id = $1", kMessageColumns),
                             Params().add(msg_id)));
     HOOKD_TRY(msg, single<Message>(rows, read_message, "message"));
+    if (payload_expunged(msg)) return fail(ErrorCode::kInvalidArgument, "the payload was expunged");
     HOOKD_CHECK(require_endpoint_of_app(c, endpoint_id, msg.app_id));
     const Millis now = clock_.now_ms();
     HOOKD_TRY(delivery, insert_delivery_in_tx(c, msg, endpoint_id, now));

@@ -97,6 +97,7 @@ Result<Delivery> SqliteStore::resend(const std::string& msg_id, const std::strin
     q.bind_all(msg_id);
     HOOKD_TRY(msg, single<Message>(q, read_message, "message"));
     HOOKD_CHECK(q.run());
+    if (payload_expunged(msg)) return fail(ErrorCode::kInvalidArgument, "the payload was expunged");
     HOOKD_CHECK(require_endpoint_of_app(c, endpoint_id, msg.app_id));
     const Millis now = clock_.now_ms();
     // Not in the feed: the message is there already, at its publish position.

@@ -118,6 +118,18 @@ class SqliteStore final : public Store {
   Result<Page<Attempt>> list_attempts(const AttemptFilter& filter,
                                       const PageRequest& page) override;
 
+  // AttemptedStore (sqlite_attempted.cpp)
+  Result<Page<EndpointMessage>> list_endpoint_messages(const std::string& endpoint_id,
+                                                       const EndpointMessageFilter& filter,
+                                                       const PageRequest& page) override;
+  Result<Page<MessageDestination>> list_message_destinations(const std::string& msg_id,
+                                                             const PageRequest& page) override;
+  Result<ExpungeOutcome> expunge_message_content(const std::string& app_id,
+                                                 const std::string& id_or_event_id,
+                                                 std::optional<AuditEntry> audit) override;
+  Status expunge_attempt_content(const std::string& msg_id, const std::string& attempt_id,
+                                 std::optional<AuditEntry> audit) override;
+
   // FeedStore
   Result<FeedPage> feed_page(const std::string& endpoint_id, const std::string& iterator,
                              int limit) override;
