@@ -149,8 +149,10 @@ EndpointStats endpoint_stats_of(const std::vector<std::pair<std::string, std::in
         stats.success += n;
         break;
       case DeliveryStatus::kDead:
-      case DeliveryStatus::kDiscarded:
         stats.fail += n;
+        break;
+      case DeliveryStatus::kDiscarded:
+        stats.canceled += n;
         break;
     }
   }

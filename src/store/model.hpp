@@ -257,12 +257,14 @@ struct AuditEntry {
 };
 
 // Svix endpoint stats: an endpoint's deliveries by state (success = delivered, pending =
-// waiting for an attempt, sending = an attempt in flight, fail = dead or discarded).
+// waiting for an attempt, sending = an attempt in flight, fail = dead, canceled = a dead
+// letter an operator discarded).
 struct EndpointStats {
   std::int64_t success = 0;
   std::int64_t pending = 0;
   std::int64_t sending = 0;
   std::int64_t fail = 0;
+  std::int64_t canceled = 0;
 };
 
 // Stats from (delivery status text, count) rows as the backends group them.

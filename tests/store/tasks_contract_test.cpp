@@ -4,7 +4,8 @@
 // Mutations checked to fail these tests: dropping the NOT EXISTS of replay-missing (the
 // second replay creates duplicates), dropping routes_to (the filtered-out message is
 // replayed), `created_at <= until` (the message at `until` is replayed), mapping "dead" to
-// pending in endpoint_stats_of, and the scheduled trigger in the attempt insert.
+// pending or "discarded" to fail in endpoint_stats_of, and the scheduled trigger in the attempt
+// insert.
 #include "store/store_contract.hpp"
 
 namespace hookd::store::testing {
@@ -179,6 +180,7 @@ TEST_P(TaskTest, EndpointStatsCountDeliveriesByState) {
   EXPECT_EQ(stats->fail, 1);
   EXPECT_EQ(stats->pending, 2);
   EXPECT_EQ(stats->sending, 1);
+  EXPECT_EQ(stats->canceled, 0);
   auto early = store_->endpoint_stats(ep.id, t0, later).value();
   EXPECT_EQ(early.pending, 1) << "the late message is outside [t0, later)";
   auto late = store_->endpoint_stats(ep.id, later, std::nullopt).value();
@@ -186,6 +188,10 @@ TEST_P(TaskTest, EndpointStatsCountDeliveriesByState) {
   auto theirs = store_->endpoint_stats(other.id, std::nullopt, std::nullopt).value();
   EXPECT_EQ(theirs.success, 4);
   EXPECT_EQ(theirs.pending, 1);
+  ASSERT_TRUE(store_->discard_dead({mine[1].id}, audit_entry("dlq.discard")).has_value());
+  auto discarded = store_->endpoint_stats(ep.id, std::nullopt, std::nullopt).value();
+  EXPECT_EQ(discarded.fail, 0);
+  EXPECT_EQ(discarded.canceled, 1);
   EXPECT_EQ(store_->endpoint_stats("ep_missing", std::nullopt, std::nullopt).error().code,
             ErrorCode::kNotFound);
 }
