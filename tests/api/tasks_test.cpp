@@ -2,9 +2,9 @@
 // qtask_ task (GET /api/v1/background-task[/{id}]), replay-missing delivers each missing
 // routed message once and is audited, endpoint stats count the store's deliveries, and a
 // resent delivery's attempts say triggerType 1.
-// Mutations that fail these tests: finished_task not storing the task (get → 404), the
-// replay audit left out, stats answering the whole application's counts, the list ignoring
-// `task`, and the resend leaving the delivery's trigger scheduled.
+// Mutations these tests are written to catch (reasoned, not each run): finished_task not
+// storing the task (get → 404), the replay audit left out, stats answering the whole
+// application's counts, the list ignoring `task`, the resend leaving its trigger scheduled.
 #include "api_fixture.hpp"
 #include "wire/time.hpp"
 

@@ -1,11 +1,10 @@
 // Contract: Svix background tasks (put/get/list of qtask_ records), replay-missing (a
 // delivery of every routed message an endpoint never got, once), endpoint stats (deliveries
 // by state) and the resend trigger (a resent delivery's attempts are "manual").
-// Mutations checked to fail these tests: dropping the NOT EXISTS of replay-missing (the
-// second replay creates duplicates), dropping routes_to (the filtered-out message is
-// replayed), `created_at <= until` (the message at `until` is replayed), mapping "dead" to
-// pending or "discarded" to fail in endpoint_stats_of, and the scheduled trigger in the attempt
-// insert.
+// Mutations checked (SQLite) to fail these tests: dropping the NOT EXISTS of replay-missing
+// (duplicates), dropping its routes_to filter (filtered-out messages replayed),
+// `created_at <= until` (the message at `until` replayed), counting dead deliveries as
+// pending in endpoint_stats_of, and the attempt insert keeping its own scheduled trigger.
 #include "store/store_contract.hpp"
 
 namespace hookd::store::testing {
