@@ -41,6 +41,7 @@ inline constexpr std::string_view kAudit = "aud";
 inline constexpr std::string_view kProxyKey = "idk";  // the idempotency gateway's keys
 inline constexpr std::string_view kReconcileRun = "rcr";
 inline constexpr std::string_view kDifference = "rcd";  // a reconciliation difference
+inline constexpr std::string_view kTask = "qtask";      // a Svix background task
 }  // namespace id_prefix
 
 // A prefix is 1-16 characters of [a-z0-9], starting with a letter.

@@ -35,6 +35,15 @@ struct AppEndpoint {
   store::Endpoint endpoint;
 };
 
+// The [since, until) of a Svix recover or replay-missing body (RecoverIn / ReplayIn): since
+// required, until optional and later (handlers_tasks.cpp); 422 otherwise.
+struct TaskWindow {
+  store::Millis since = 0;
+  std::optional<store::Millis> until;
+};
+std::expected<TaskWindow, ApiError> task_window(const nlohmann::json& body);
+nlohmann::json task_window_json(const TaskWindow& w);  // {since, until} as audited
+
 class Api::Impl {
  public:
   explicit Impl(ApiDeps deps);
@@ -51,6 +60,7 @@ class Api::Impl {
   void add_message_routes();
   void add_hookd_routes();
   void add_attempted_routes();  // routes_attempted.cpp
+  void add_task_routes();
   void sync(std::string method, std::string pattern, Reply (Impl::*fn)(Call&),
             bool feed_token = false);
   // The actor of a request: its API token's name, or for a route that takes feed tokens,
@@ -154,6 +164,15 @@ class Api::Impl {
   Reply discard_dead_many(Call& call);
   Reply list_audit(Call& call);
   Reply batcher_stats(Call& call);
+
+  // Background tasks and endpoint stats (handlers_tasks.cpp).
+  // Stores a finished task of `ep` (`data`: what it did) and answers 202 Svix's
+  // RecoverOut/ReplayOut {id, status, task} with updatedAt and data's fields.
+  Reply finished_task(const store::Endpoint& ep, std::string kind, nlohmann::json data);
+  Reply replay_missing(Call& call);
+  Reply endpoint_stats(Call& call);
+  Reply list_background_tasks(Call& call);
+  Reply get_background_task(Call& call);
 
   // The outbound feed (handlers_feed.cpp).
   Reply get_feed(Call& call);

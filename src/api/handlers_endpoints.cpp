@@ -209,27 +209,15 @@ Reply Api::Impl::recover_endpoint(Call& call) {
   const auto& [app, ep] = *found;
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
-  Fields f(*body);
-  if (!f.present("since")) f.add_error("since", "is required (an ISO-8601 time)");
-  auto since = f.time("since");
-  auto until = f.time("until");  // optional: only failures before it are re-sent
-  if (since && until && *until <= *since) f.add_error("until", "must be later than since");
-  if (!f.ok()) return std::unexpected(validation_error(f.errors()));
-  nlohmann::json before = {{"status", "dead"}, {"since", wire::format_time(*since)}};
-  before["until"] = until ? nlohmann::json(wire::format_time(*until)) : nlohmann::json(nullptr);
+  auto window = task_window(*body);  // only failures in [since, until) are re-sent
+  if (!window) return std::unexpected(window.error());
+  nlohmann::json before = task_window_json(*window);
+  before["status"] = "dead";
   auto audit =  // after: {status: pending, recovered: n}, by the store
       with_states(audit_entry(call, "endpoint.recover", "endpoint", ep.id), before, nullptr);
-  auto count = deps_.store.recover(ep.id, *since, until, std::move(audit));
+  auto count = deps_.store.recover(ep.id, window->since, window->until, std::move(audit));
   if (!count) return std::unexpected(from_store_error(count.error(), "endpoint"));
-  const auto now = deps_.clock.now_ms();
-  IdRandomBytes random{};
-  deps_.random.fill(random);
-  nlohmann::json out = {{"id", make_id("qtask", now, random)},
-                        {"status", "finished"},
-                        {"task", "endpoint.recover"},
-                        {"updatedAt", wire::format_time(now)},
-                        {"recovered", *count}};
-  return json_response(202, wire::dump(out));
+  return finished_task(ep, "endpoint.recover", {{"recovered", *count}});
 }
 
 Reply Api::Impl::set_endpoint_enabled(Call& call, bool disabled) {

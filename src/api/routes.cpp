@@ -12,7 +12,16 @@ void Api::Impl::add_routes() {
   add_endpoint_routes();
   add_message_routes();
   add_attempted_routes();
+  add_task_routes();
   add_hookd_routes();
+}
+
+void Api::Impl::add_task_routes() {
+  const std::string one = "/api/v1/app/{app_id}/endpoint/{endpoint_id}";
+  sync("POST", one + "/replay-missing", &Impl::replay_missing);
+  sync("GET", one + "/stats", &Impl::endpoint_stats);
+  sync("GET", "/api/v1/background-task", &Impl::list_background_tasks);
+  sync("GET", "/api/v1/background-task/{task_id}", &Impl::get_background_task);
 }
 
 void Api::Impl::add_application_routes() {

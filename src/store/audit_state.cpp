@@ -31,6 +31,10 @@ std::string recover_state_json(int recovered) {
   return nlohmann::json{{"status", "pending"}, {"recovered", recovered}}.dump();
 }
 
+std::string replay_missing_state_json(int replayed) {
+  return nlohmann::json{{"status", "pending"}, {"replayed", replayed}}.dump();
+}
+
 AuditEntry completed_audit(AuditEntry audit, const std::string& new_id,
                            std::optional<std::string> after) {
   if (audit.target_id.empty()) audit.target_id = new_id;

@@ -18,6 +18,8 @@ std::string delivery_state_json(const Delivery& d);
 std::string resend_state_json(const Delivery& d);
 // What a recover did: {"status": "pending", "recovered": n}.
 std::string recover_state_json(int recovered);
+// What a replay-missing did: {"status": "pending", "replayed": n}.
+std::string replay_missing_state_json(int replayed);
 // `audit` as the backends append it: an empty target_id becomes `new_id` (a create), a
 // missing `after` becomes `after` (state only the transaction knows).
 AuditEntry completed_audit(AuditEntry audit, const std::string& new_id,

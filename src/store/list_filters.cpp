@@ -101,4 +101,9 @@ void filter_differences(SelectQuery& q, const DifferenceFilter& filter) {
   if (filter.kind) q.where("kind = ?", {std::string(to_string(*filter.kind))});
 }
 
+void filter_tasks(SelectQuery& q, const TaskFilter& filter) {
+  if (filter.status) q.where("status = ?", {*filter.status});
+  if (filter.task) q.where("task = ?", {*filter.task});
+}
+
 }  // namespace hookd::store

@@ -27,5 +27,6 @@ void filter_inbox(SelectQuery& q, const InboxFilter& filter);
 void filter_audit(SelectQuery& q, const AuditFilter& filter);
 void filter_proxy_keys(SelectQuery& q, const ProxyKeyFilter& filter);
 void filter_differences(SelectQuery& q, const DifferenceFilter& filter);
+void filter_tasks(SelectQuery& q, const TaskFilter& filter);
 
 }  // namespace hookd::store

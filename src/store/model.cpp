@@ -135,4 +135,28 @@ std::optional<std::string> last_error_of(const Attempt& attempt) {
   return out;
 }
 
+EndpointStats endpoint_stats_of(const std::vector<std::pair<std::string, std::int64_t>>& counts) {
+  EndpointStats stats;
+  for (const auto& [text, n] : counts) {
+    switch (delivery_status_from(text).value_or(DeliveryStatus::kPending)) {
+      case DeliveryStatus::kPending:
+        stats.pending += n;
+        break;
+      case DeliveryStatus::kDelivering:
+        stats.sending += n;
+        break;
+      case DeliveryStatus::kDelivered:
+        stats.success += n;
+        break;
+      case DeliveryStatus::kDead:
+        stats.fail += n;
+        break;
+      case DeliveryStatus::kDiscarded:
+        stats.canceled += n;
+        break;
+    }
+  }
+  return stats;
+}
+
 }  // namespace hookd::store

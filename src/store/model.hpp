@@ -256,6 +256,34 @@ struct AuditEntry {
   std::optional<std::string> after;   // JSON text
 };
 
+// Svix endpoint stats: an endpoint's deliveries by state (success = delivered, pending =
+// waiting for an attempt, sending = an attempt in flight, fail = dead, canceled = a dead
+// letter an operator discarded).
+struct EndpointStats {
+  std::int64_t success = 0;
+  std::int64_t pending = 0;
+  std::int64_t sending = 0;
+  std::int64_t fail = 0;
+  std::int64_t canceled = 0;
+};
+
+// Stats from (delivery status text, count) rows as the backends group them.
+EndpointStats endpoint_stats_of(const std::vector<std::pair<std::string, std::int64_t>>& counts);
+
+// A Svix background task (`qtask_`): the record of an endpoint recover or replay-missing,
+// readable after the call. hookd runs both in the call's own transaction, so a task is
+// `finished` (or `failed`) when it is written; `data` is a JSON object (e.g. {"recovered": 3}).
+struct BackgroundTask {
+  std::string id;
+  std::string task;    // Svix BackgroundTaskType: "endpoint.recover", "endpoint.replay"
+  std::string status;  // Svix BackgroundTaskStatus: "running", "finished", "failed"
+  std::string data = "{}";
+  std::string app_id;
+  std::string endpoint_id;
+  Millis created_at = 0;
+  Millis updated_at = 0;
+};
+
 std::string_view to_string(DeliveryStatus s);
 std::string_view to_string(AttemptTrigger t);
 std::string_view to_string(InboxStatus s);

@@ -11,15 +11,28 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
 
 }  // namespace
 
-bool routes_to(const EndpointRoute& ep, const NewMessage& msg) {
-  if (msg.only_endpoint && *msg.only_endpoint != ep.id) return false;
-  if (ep.filter_types && !ep.filter_types->empty() && !contains(*ep.filter_types, msg.event_type)) {
+namespace {
+
+bool routes(const EndpointRoute& ep, const std::string& event_type,
+            const std::optional<std::vector<std::string>>& channels) {
+  if (ep.filter_types && !ep.filter_types->empty() && !contains(*ep.filter_types, event_type)) {
     return false;
   }
   if (!ep.channels || ep.channels->empty()) return true;
-  if (!msg.channels) return false;
-  return std::any_of(msg.channels->begin(), msg.channels->end(),
+  if (!channels) return false;
+  return std::any_of(channels->begin(), channels->end(),
                      [&](const std::string& ch) { return contains(*ep.channels, ch); });
+}
+
+}  // namespace
+
+bool routes_to(const EndpointRoute& ep, const NewMessage& msg) {
+  if (msg.only_endpoint && *msg.only_endpoint != ep.id) return false;
+  return routes(ep, msg.event_type, msg.channels);
+}
+
+bool routes_to(const EndpointRoute& ep, const Message& msg) {
+  return routes(ep, msg.event_type, msg.channels);
 }
 
 Message new_message(const NewMessage& in, std::string id, Millis now) {

@@ -22,6 +22,8 @@ struct EndpointRoute {
 // Only `msg.only_endpoint` when it is set. No filter = every event type; an endpoint with channels
 // only receives messages carrying at least one of them.
 bool routes_to(const EndpointRoute& ep, const NewMessage& msg);
+// The same rule for a stored message (replay-missing).
+bool routes_to(const EndpointRoute& ep, const Message& msg);
 
 // The message row of `in` (no sequence yet: an ordering key's is assigned after the insert).
 Message new_message(const NewMessage& in, std::string id, Millis now);

@@ -251,6 +251,19 @@ inline constexpr auto read_proxy_key = [](const RowSource auto& s) {
   return k;
 };
 
+inline constexpr auto read_task = [](const RowSource auto& s) {
+  return BackgroundTask{
+      .id = s.text(0),
+      .task = s.text(1),
+      .status = s.text(2),
+      .data = s.text(3),
+      .app_id = s.text(4),
+      .endpoint_id = s.text(5),
+      .created_at = s.int64(6),
+      .updated_at = s.int64(7),
+  };
+};
+
 inline constexpr auto read_audit = [](const RowSource auto& s) {
   return AuditEntry{
       .id = s.text(0),

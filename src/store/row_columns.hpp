@@ -59,6 +59,9 @@ inline constexpr std::string_view kProxyKeyColumns =
     "id, proxy, tenant, key, fingerprint, state, owner, lease_until, status, headers, body, "
     "body_size, body_sha256, created_at, updated_at, expires_at, resolved_by, reason";
 
+inline constexpr std::string_view kTaskColumns =
+    "id, task, status, data, app_id, endpoint_id, created_at, updated_at";
+
 inline constexpr std::string_view kAuditColumns =
     "id, at, actor, action, target_type, target_id, reason, before, after";
 

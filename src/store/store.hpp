@@ -306,6 +306,33 @@ class DeliveryStore {
   virtual Result<int> recover(const std::string& endpoint_id, Millis since,
                               std::optional<Millis> until = std::nullopt,
                               std::optional<AuditEntry> audit = {}) = 0;
+  // Svix replay-missing: a new pending delivery to the endpoint (in its feed) of every message
+  // of its application created in [since, until) that the endpoint's filters route to it and
+  // that it has no delivery of yet. Returns how many. An audit entry without `after` gets
+  // {status: "pending", replayed: <how many>}. Unknown endpoint: kNotFound.
+  virtual Result<int> replay_missing(const std::string& endpoint_id, Millis since,
+                                     std::optional<Millis> until = std::nullopt,
+                                     std::optional<AuditEntry> audit = {}) = 0;
+  // Svix endpoint stats: the endpoint's deliveries created in [since, until) by state.
+  virtual Result<EndpointStats> endpoint_stats(const std::string& endpoint_id,
+                                               std::optional<Millis> since,
+                                               std::optional<Millis> until) = 0;
+};
+
+// ---- background tasks (Svix qtask_) ----
+struct TaskFilter {
+  std::optional<std::string> status;
+  std::optional<std::string> task;
+};
+
+class TaskStore {
+ public:
+  virtual ~TaskStore() = default;
+  // Stores `task` (its id, times and fields as given; kConflict if the id exists).
+  virtual Status put_task(const BackgroundTask& task) = 0;
+  virtual Result<BackgroundTask> get_task(const std::string& id) = 0;  // kNotFound
+  virtual Result<Page<BackgroundTask>> list_tasks(const TaskFilter& filter,
+                                                  const PageRequest& page) = 0;
 };
 
 // ---- attempts ----
@@ -649,6 +676,7 @@ class Store : public ApplicationStore,
               public ProxyKeyStore,
               public AuditStore,
               public ReconcileStore,
+              public TaskStore,
               public BatchWriter,
               public InboxBatchWriter {
  public:

@@ -161,13 +161,10 @@ test('issue 17: the Svix SDK filters attempts by status, code class, endpoint, t
     assert.equal(noContent.data[0].payload.amount, undefined);
   });
 
-// Issue 17 item 2: a resend's attempt must be manual (triggerType 1). Marked todo: it is 0
-// today — the dispatcher records every attempt as scheduled, because a delivery does not
-// carry that it was made by resend (needs a `trigger` on deliveries, both engines, and the
-// dispatcher copying it into the attempt). Drop the todo when that lands.
-test('issue 17: a resent attempt has triggerType 1 (manual)', {
-  todo: 'deliveries do not carry their trigger yet',
-}, async () => {
+// Issue 17 item 2: a resend's attempt is manual (triggerType 1): the resend marks its
+// delivery `manual` (deliveries.trigger, migration 11) and recording an attempt copies the
+// delivery's trigger. Checked: fails (triggerType 0) with the binary from before that change.
+test('issue 17: a resent attempt has triggerType 1 (manual)', async () => {
   const svix = new Svix(TOKEN, { serverUrl });
   const app = await svix.application.create({ name: 'svix-resend-trigger' });
   const ep = await svix.endpoint.create(app.id, { url: receiverUrl });

@@ -37,7 +37,8 @@ claimed AS (
 SELECT {1})sql";
 
 // $1..$7: one array element per report; $8 now; $9..$19: the attempt rows' own fields,
-// joined to the rows the UPDATE returned (a lost lease writes no attempt). The lease guard
+// joined to the rows the UPDATE returned (a lost lease writes no attempt); an attempt's
+// trigger is its delivery's (migration 11: "manual" for a resend). The lease guard
 // is written `(...) IS TRUE` so that no index serves it and only the primary key drives the
 // join (with stale statistics the planner otherwise scans every 'delivering' row).
 constexpr std::string_view kRecordSql = R"sql(
@@ -55,7 +56,8 @@ logged AS (
   INSERT INTO attempts ({1})
   SELECT x.id, done.id, done.msg_id, done.endpoint_id, done.app_id, x.attempted_at,
     x.response_status, x.response_headers, x.response_body, x.duration_ms, x.error,
-    x.success, x.trigger, x.url
+    x.success, COALESCE((SELECT t.trigger FROM deliveries t WHERE t.id = done.id), x.trigger),
+    x.url
   FROM done JOIN unnest($9::text[], $10::text[], $11::bigint[], $12::bigint[], $13::text[],
                         $14::bytea[], $15::bigint[], $16::text[], $17::boolean[],
                         $18::text[], $19::text[])

@@ -98,6 +98,8 @@ Result<Delivery> PgStore::resend(const std::string& msg_id, const std::string& e
     HOOKD_CHECK(require_endpoint_of_app(c, endpoint_id, msg.app_id));
     const Millis now = clock_.now_ms();
     HOOKD_TRY(delivery, insert_delivery_in_tx(c, msg, endpoint_id, now));
+    HOOKD_CHECK(c.query("UPDATE deliveries SET trigger = 'manual' WHERE id = $1",
+                        Params().add(delivery.id)));  // its attempts: triggerType 1
     if (audit) {
       HOOKD_CHECK(
           append_audit_in_tx(c, completed_audit(*audit, msg.id, resend_state_json(delivery)), now));

@@ -11,6 +11,8 @@
 
 #include "hookd/ids.hpp"
 #include "hookd/result.hpp"
+#include "store/attempted.hpp"
+#include "store/audit_state.hpp"
 #include "store/list_filters.hpp"
 #include "store/postgres/pg_arrays.hpp"
 #include "store/postgres/pg_query.hpp"
@@ -312,6 +314,48 @@ Result<Page<Message>> PgStore::list_messages(const std::string& app_id, const Me
     HOOKD_TRY(rows, q.run(c));
     return make_page(collect<Message>(rows, read_message), page,
                      [](const Message& m) { return m.id; });
+  });
+}
+
+// Replay-missing: the endpoint row is locked first (FOR UPDATE), so two nodes replaying the
+// same endpoint at once take turns and the second finds the deliveries the first made.
+Result<int> PgStore::replay_missing(const std::string& endpoint_id, Millis since,
+                                    std::optional<Millis> until, std::optional<AuditEntry> audit) {
+  return write([&](PgConnection& c) -> Result<int> {
+    const Millis now = clock_.now_ms();
+    HOOKD_TRY(ep_rows, c.query("SELECT app_id, id, filter_types, channels FROM endpoints "
+                               "WHERE id = $1 FOR UPDATE",
+                               Params().add(endpoint_id)));
+    if (ep_rows.size() == 0)
+      return fail(ErrorCode::kNotFound, "endpoint " + endpoint_id + " not found");
+    const std::string app_id = ep_rows.text(0, 0);
+    const EndpointRoute route{ep_rows.text(0, 1), decode_list(ep_rows.opt_text(0, 2)),
+                              decode_list(ep_rows.opt_text(0, 3))};
+    HOOKD_TRY(rows,
+              c.query(fmt::format("SELECT {} FROM messages WHERE app_id = $1 AND "
+                                  "created_at >= $2 AND ($3::bigint IS NULL OR created_at < "
+                                  "$3) AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE "
+                                  "d.msg_id = messages.id AND d.endpoint_id = $4) ORDER BY id",
+                                  kMessageColumns),
+                      Params().add_all(app_id, since, until, endpoint_id)));
+    std::vector<Delivery> deliveries;
+    for (const auto& m : collect<Message>(rows, read_message)) {
+      if (routes_to(route, m) && !payload_expunged(m))  // expunged: nothing to send
+        deliveries.push_back(new_delivery(m, endpoint_id, ids_.next("dlv"), now));
+    }
+    constexpr std::size_t kRowsPerInsert = 1000;  // 9 parameters a row, far below 65,535
+    for (std::size_t i = 0; i < deliveries.size(); i += kRowsPerInsert) {
+      const auto end = std::min(deliveries.size(), i + kRowsPerInsert);
+      HOOKD_CHECK(insert_deliveries(
+          c, std::vector<Delivery>(deliveries.begin() + static_cast<std::ptrdiff_t>(i),
+                                   deliveries.begin() + static_cast<std::ptrdiff_t>(end))));
+    }
+    const int count = static_cast<int>(deliveries.size());
+    if (audit) {
+      HOOKD_CHECK(append_audit_in_tx(
+          c, completed_audit(*audit, endpoint_id, replay_missing_state_json(count)), now));
+    }
+    return count;
   });
 }
 

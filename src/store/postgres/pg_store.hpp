@@ -110,6 +110,17 @@ class PgStore final : public Store {
                           std::optional<AuditEntry> audit = {}) override;
   Result<int> recover(const std::string& endpoint_id, Millis since, std::optional<Millis> until,
                       std::optional<AuditEntry> audit = {}) override;
+  Result<int> replay_missing(const std::string& endpoint_id, Millis since,
+                             std::optional<Millis> until,
+                             std::optional<AuditEntry> audit = {}) override;
+  Result<EndpointStats> endpoint_stats(const std::string& endpoint_id, std::optional<Millis> since,
+                                       std::optional<Millis> until) override;
+
+  // TaskStore
+  Status put_task(const BackgroundTask& task) override;
+  Result<BackgroundTask> get_task(const std::string& id) override;
+  Result<Page<BackgroundTask>> list_tasks(const TaskFilter& filter,
+                                          const PageRequest& page) override;
 
   // AttemptStore
   Result<Page<Attempt>> list_attempts(const AttemptFilter& filter,

@@ -343,6 +343,28 @@ constexpr std::string_view kV9EndpointHeaderNaming = R"sql(
 ALTER TABLE endpoints ADD COLUMN header_naming TEXT NOT NULL DEFAULT 'both';
 )sql";
 
+// Version 10: Svix background tasks (qtask_): the record of an endpoint recover or
+// replay-missing, written before the call answers (docs/api.md "Background tasks").
+constexpr std::string_view kV10BackgroundTasks = R"sql(
+CREATE TABLE background_tasks (
+  id          TEXT PRIMARY KEY,
+  task        TEXT NOT NULL,
+  status      TEXT NOT NULL,
+  data        TEXT NOT NULL DEFAULT '{}',
+  app_id      TEXT NOT NULL DEFAULT '',
+  endpoint_id TEXT NOT NULL DEFAULT '',
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+);
+CREATE INDEX background_tasks_by_status ON background_tasks(status, id);
+)sql";
+
+// Version 11: what made a delivery ("scheduled": a publish, a replay-missing; "manual": a
+// Svix resend), copied into each of its attempts as they are recorded (Svix triggerType).
+constexpr std::string_view kV11DeliveryTrigger = R"sql(
+ALTER TABLE deliveries ADD COLUMN trigger TEXT NOT NULL DEFAULT 'scheduled';
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -365,6 +387,8 @@ const std::vector<Migration>& migrations() {
       {7, "outbound feed", kV7},
       {8, "reconciler", kV8},
       {9, "endpoint header naming", kV9EndpointHeaderNaming},
+      {10, "background tasks", kV10BackgroundTasks},
+      {11, "delivery trigger", kV11DeliveryTrigger},
       // clang-format on
   };
   return kAll;

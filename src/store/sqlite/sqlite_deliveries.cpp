@@ -40,10 +40,12 @@ UPDATE deliveries SET status = ?1, attempts = attempts + 1,
 WHERE id = ?7 AND lease_owner = ?8 AND status = 'delivering'
 RETURNING {})sql";
 
+// The attempt's trigger is its delivery's (migration 11: "manual" for a resend), else its own.
 Status insert_attempt(Connection& c, const Attempt& a) {
-  HOOKD_TRY(ins,
-            c.prepare(fmt::format("INSERT INTO attempts ({}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                                  kAttemptColumns)));
+  HOOKD_TRY(ins, c.prepare(fmt::format(
+                     "INSERT INTO attempts ({}) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                     "?11, ?12, COALESCE((SELECT trigger FROM deliveries WHERE id = ?2), ?13), ?14",
+                     kAttemptColumns)));
   ins.bind_all(a.id, a.delivery_id, a.msg_id, a.endpoint_id, a.app_id, a.attempted_at,
                a.response_status, encode_headers(a.response_headers));
   ins.bind_blob(9, a.response_body);

@@ -102,6 +102,8 @@ Result<Delivery> SqliteStore::resend(const std::string& msg_id, const std::strin
     const Millis now = clock_.now_ms();
     // Not in the feed: the message is there already, at its publish position.
     HOOKD_TRY(delivery, insert_delivery_in_tx(c, msg, endpoint_id, now, std::nullopt));
+    HOOKD_TRY(manual, c.prepare("UPDATE deliveries SET trigger = 'manual' WHERE id = ?"));
+    HOOKD_CHECK(manual.bind_all(delivery.id).run());  // its attempts: triggerType 1
     if (audit) {
       HOOKD_CHECK(
           append_audit_in_tx(c, completed_audit(*audit, msg.id, resend_state_json(delivery)), now));
