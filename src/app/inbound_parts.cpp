@@ -50,6 +50,10 @@ Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
 
 InboundParts::~InboundParts() { stop(); }
 
+void InboundParts::on_commit_status(std::function<void(const Status&)> callback) {
+  batcher_->on_commit_status(std::move(callback));
+}
+
 Status InboundParts::start() {
   if (deps_.config.sources.empty()) return {};
   auto released = deps_.store.inbox_release_leases(deps_.node_id + "/forwarder");

@@ -8,6 +8,7 @@
 // 404. Thread-safety: build/start/stop from the App's thread; handle() from any thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -47,6 +48,9 @@ class InboundParts {
   void stop();
 
   void handle(net::HttpRequest request, inbound::Respond respond);
+
+  // Sees the outcome of each inbox commit (readiness, app/store_health.hpp). Before start().
+  void on_commit_status(std::function<void(const Status&)> callback);
 
  private:
   explicit InboundParts(InboundDeps deps) : deps_(std::move(deps)) {}

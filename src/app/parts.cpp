@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdlib>
 
 #include "app/module_options.hpp"
@@ -59,6 +60,7 @@ Status App::Parts::build(AppOptions options) {
   if (!opened) return std::unexpected(opened.error());
   storage = std::move(*opened);
   store = storage->store.get();
+  health = std::make_unique<StoreHealth>([this] { return store->probe_commit(); });
   register_store_gauges(registry, *store, storage->clock);
   if (auto client_built = build_client(); !client_built) return client_built;
   build_publish();
@@ -73,6 +75,8 @@ Status App::Parts::build(AppOptions options) {
                            logger.get(), dispatcher_options.node_id});
   if (!inbound_built) return std::unexpected(inbound_built.error());
   inbound = std::move(*inbound_built);
+  inbound->on_commit_status(
+      [this](const Status& commit) { health->observe(commit, std::chrono::steady_clock::now()); });
   proxy = ProxyParts::build(
       {config, *store, storage->clock, registry, logger.get(), dispatcher_options.node_id});
   build_server();
@@ -108,6 +112,8 @@ Status App::Parts::build_client() {
 void App::Parts::build_publish() {
   publish = std::make_unique<PublishBatcher>(
       *store, PublishBatcher::kMaxBatch, PublishBatcher::kMaxQueue, [this] { dispatcher->wake(); });
+  publish->on_commit_status(
+      [this](const Status& commit) { health->observe(commit, std::chrono::steady_clock::now()); });
 }
 
 void App::Parts::build_dispatcher() {
@@ -220,6 +226,10 @@ void App::Parts::stop() {
 
 Status App::Parts::readiness() const {
   if (!ready) return fail(ErrorCode::kUnavailable, "not started or stopping");
+  // Reads keep working on a full disk: the commits say whether the store can take writes.
+  if (auto committing = health->check(std::chrono::steady_clock::now()); !committing) {
+    return committing;
+  }
   auto version = store->schema_version();
   if (!version) return std::unexpected(version.error());
   return {};
