@@ -1,5 +1,5 @@
 // Api and Api::Impl: construction, start/stop, the request pipeline (route → auth →
-// idempotency → handler) and helpers shared by the handlers.
+// media type → idempotency → handler) and helpers shared by the handlers.
 #include "api/api.hpp"
 
 #include <cstdlib>
@@ -7,6 +7,7 @@
 
 #include "api/api_impl.hpp"
 #include "api/json_body.hpp"
+#include "api/media_type.hpp"
 #include "hookd/encoding.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
@@ -95,6 +96,11 @@ void Api::Impl::handle(net::HttpRequest request, Respond respond) {
     }
     call.actor = std::move(*actor);
   }
+  // Before the Idempotency-Key: a refused body is no answer to replay.
+  if (auto refused = body_media_type_error(call.request)) {
+    respond(to_response(*refused));
+    return;
+  }
   auto key = call.request.headers.get("Idempotency-Key");
   if (key && call.request.method == "POST" && route.pattern != kPublishPattern) {
     with_idempotency(std::move(call), route, std::string(*key), std::move(respond));
@@ -129,7 +135,7 @@ std::expected<store::PageRequest, ApiError> Api::Impl::page_of(const Call& call,
     if (limit->empty() || *end != '\0' || n < 1 || n > store::PageRequest::kMaxLimit) {
       return std::unexpected(
           query_validation_error({{"limit", "must be an integer between 1 and " +
-                                          std::to_string(store::PageRequest::kMaxLimit)}}));
+                                                std::to_string(store::PageRequest::kMaxLimit)}}));
     }
     page.limit = static_cast<int>(n);
   }
@@ -140,7 +146,8 @@ std::expected<store::PageRequest, ApiError> Api::Impl::page_of(const Call& call,
     } else if (*order == "descending") {
       page.descending = true;
     } else {
-      return std::unexpected(query_validation_error({{"order", "must be ascending or descending"}}));
+      return std::unexpected(
+          query_validation_error({{"order", "must be ascending or descending"}}));
     }
   }
   return page;
