@@ -67,6 +67,10 @@ Status InboundParts::start() {
   return forwarder_->start();
 }
 
+void InboundParts::begin_stop(std::chrono::steady_clock::time_point deadline) {
+  if (started_) forwarder_->begin_stop(deadline);
+}
+
 void InboundParts::stop() {
   if (!started_) return;
   started_ = false;

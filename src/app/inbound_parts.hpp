@@ -8,6 +8,7 @@
 // 404. Thread-safety: build/start/stop from the App's thread; handle() from any thread.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -46,6 +47,8 @@ class InboundParts {
   Status start();
   // Batcher first (answers every queued request), then the forwarder, then its client.
   void stop();
+  // Ends forwarding now; forwards in flight may finish until `deadline` (stop() joins).
+  void begin_stop(std::chrono::steady_clock::time_point deadline);
 
   void handle(net::HttpRequest request, inbound::Respond respond);
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -210,7 +211,16 @@ void App::Parts::stop() {
   started = false;
   ready = false;
   logger->info("hookd.stopping");
-  if (server_started) server->stop(config.server.shutdown_grace);
+  // shutdown_grace bounds the whole stop: attempts and forwards in flight get it while the
+  // HTTP server drains, not after it; what cannot finish by then is given back (leases).
+  const auto deadline = std::chrono::steady_clock::now() + config.server.shutdown_grace;
+  if (dispatcher_started) dispatcher->begin_stop(deadline);
+  if (inbound_started) inbound->begin_stop(deadline);
+  const auto left = std::max(std::chrono::steady_clock::duration::zero(),
+                             deadline - std::chrono::steady_clock::now());
+  if (server_started) {
+    server->stop(std::chrono::duration_cast<std::chrono::milliseconds>(left));
+  }
   if (reconcile_started) reconcile->stop();  // a run in progress ends at its next page
   if (proxy_started) proxy->stop();          // records the outcomes of calls answered in the grace
   if (api_started) api->stop();              // new requests get 503
