@@ -35,6 +35,7 @@ namespace hookd::ops {
 struct HookdMetrics;
 class Registry;
 class Logger;
+class AlertSink;
 }  // namespace hookd::ops
 
 namespace hookd::api {
@@ -67,6 +68,8 @@ struct ApiDeps {
   // The reconcilers (run now, resolve a difference); null = no [source.reconcile] anywhere:
   // those two routes answer 404 "no reconciler", the lists still read the store.
   ReconcilePort* reconcile = nullptr;
+  // Optional: endpoint.disabled when a person disables an endpoint.
+  ops::AlertSink* alerts = nullptr;
 };
 
 class Api {

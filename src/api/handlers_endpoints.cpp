@@ -7,7 +7,9 @@
 #include "api/audit_entries.hpp"
 #include "api/endpoint_input.hpp"
 #include "api/json_body.hpp"
+#include "core/alert_types.hpp"
 #include "hookd/ids.hpp"
+#include "ops/alerts.hpp"
 #include "wire/json.hpp"
 #include "wire/time.hpp"
 
@@ -244,6 +246,14 @@ Reply Api::Impl::set_endpoint_enabled(Call& call, bool disabled) {
   auto changed = deps_.store.set_endpoint_disabled(
       app.id, ep.id, disabled, disabled ? std::optional(reason) : std::nullopt, audit);
   if (!changed) return std::unexpected(from_store_error(changed.error(), "endpoint"));
+  if (disabled && changed->changed) {
+    ops::raise_alert(deps_.alerts, alert_types::kEndpointDisabled,
+                     {{"appId", app.id},
+                      {"endpointId", ep.id},
+                      {"trigger", "manual"},
+                      {"actor", call.actor},
+                      {"reason", reason}});
+  }
   return json_response(200, wire::dump(wire::to_json(changed->endpoint)));
 }
 

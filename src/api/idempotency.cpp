@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "api/api_impl.hpp"
+#include "core/alert_types.hpp"
+#include "ops/alerts.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
 
@@ -85,6 +87,8 @@ net::HttpResponse Api::Impl::seen_key_response(const store::IdempotencyBegin& se
         deps_.logger->warn("api.idempotency_key_reused",
                            {{"actor", actor}, {"path", std::string(path)}});
       }
+      ops::raise_alert(deps_.alerts, alert_types::kIdempotencyMismatch,
+                       {{"api", true}, {"actor", actor}, {"path", std::string(path)}});
       return to_response(api_error(422, "idempotency_key_reused",
                                    "This Idempotency-Key was already used with a different "
                                    "request (method, path or body); use a new key"));

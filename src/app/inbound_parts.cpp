@@ -43,7 +43,8 @@ Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
       inbound::ForwarderDeps{p->deps_.store, *p->client_, p->deps_.clock, p->deps_.random,
                              std::move(sources), p->metrics_.get(), p->deps_.logger,
                              // One writer (SQLite): rounds share the receiver's commits.
-                             p->deps_.store.single_writer() ? p->batcher_.get() : nullptr});
+                             p->deps_.store.single_writer() ? p->batcher_.get() : nullptr,
+                             p->deps_.alerts});
   p->batcher_->on_committed([f = p->forwarder_.get()] { f->wake(); });
   return p;
 }

@@ -36,6 +36,7 @@ struct InboundDeps {
   ops::HookdMetrics* catalogue;
   const ops::Logger* logger;
   std::string node_id;
+  ops::AlertSink* alerts = nullptr;
 };
 
 class InboundParts {

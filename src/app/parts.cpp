@@ -65,21 +65,23 @@ Status App::Parts::build(AppOptions options) {
   register_store_gauges(registry, *store, storage->clock);
   if (auto client_built = build_client(); !client_built) return client_built;
   build_publish();
+  build_alerts();
   build_dispatcher();
-  auto reconcile_built = ReconcileParts::build(
-      {config, *store, storage->clock, &registry, logger.get(), dispatcher_options.node_id});
+  auto reconcile_built =
+      ReconcileParts::build({config, *store, storage->clock, &registry, logger.get(),
+                             dispatcher_options.node_id, alerts.get()});
   if (!reconcile_built) return std::unexpected(reconcile_built.error());
   reconcile = std::move(*reconcile_built);
   if (auto api_built = build_api(); !api_built) return api_built;
   auto inbound_built =
       InboundParts::build({config, *store, storage->clock, storage->random, registry, metrics.get(),
-                           logger.get(), dispatcher_options.node_id});
+                           logger.get(), dispatcher_options.node_id, alerts.get()});
   if (!inbound_built) return std::unexpected(inbound_built.error());
   inbound = std::move(*inbound_built);
   inbound->on_commit_status(
       [this](const Status& commit) { health->observe(commit, std::chrono::steady_clock::now()); });
-  proxy = ProxyParts::build(
-      {config, *store, storage->clock, registry, logger.get(), dispatcher_options.node_id});
+  proxy = ProxyParts::build({config, *store, storage->clock, registry, logger.get(),
+                             dispatcher_options.node_id, alerts.get()});
   build_server();
   return {};
 }
@@ -92,8 +94,8 @@ Status App::Parts::build_logger(const AppOptions& options) {
   log_options.format = config.logging.format == config::LogFormat::kText ? ops::LogFormat::kText
                                                                          : ops::LogFormat::kJson;
   auto sink = options.log_sink ? options.log_sink : ops::make_stderr_sink();
-  logger = std::make_unique<ops::Logger>(log_options, std::move(sink),
-                                         std::make_shared<const ops::Masker>(std::move(*masker)));
+  this->masker = std::make_shared<const ops::Masker>(std::move(*masker));
+  logger = std::make_unique<ops::Logger>(log_options, std::move(sink), this->masker);
   return {};
 }
 
@@ -117,6 +119,13 @@ void App::Parts::build_publish() {
       [this](const Status& commit) { health->observe(commit, std::chrono::steady_clock::now()); });
 }
 
+void App::Parts::build_alerts() {
+  alerts = std::make_unique<AlertPublisher>(
+      AlertPublisherOptions{config.alerts.url, config.alerts.secret, config.alerts.types},
+      AlertPublisherDeps{*store, *publish, storage->clock, storage->random, registry, logger.get(),
+                         masker});
+}
+
 void App::Parts::build_dispatcher() {
   // One SQLite writer: the round joins the publishes' commit. PostgreSQL: its own.
   outbound::RoundCommitter* rounds = publish.get();
@@ -127,8 +136,9 @@ void App::Parts::build_dispatcher() {
   dispatcher_options = app::dispatcher_options(config);
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(
-      dispatcher_options, outbound::DispatcherDeps{*store, *store, *rounds, *client, storage->clock,
-                                                   storage->random, metrics.get(), logger.get()});
+      dispatcher_options,
+      outbound::DispatcherDeps{*store, *store, *rounds, *client, storage->clock, storage->random,
+                               metrics.get(), logger.get(), alerts.get()});
 }
 
 Status App::Parts::build_api() {
@@ -138,7 +148,7 @@ Status App::Parts::build_api() {
       api::ApiDeps{*store, *publish, storage->clock, storage->random, metrics.get(), &registry,
                    logger.get(), std::move(*options),
                    // Any source can have differences to resolve.
-                   config.sources.empty() ? nullptr : reconcile.get()});
+                   config.sources.empty() ? nullptr : reconcile.get(), alerts.get()});
   return {};
 }
 
@@ -187,6 +197,8 @@ Status App::Parts::start() {
   client_started = true;
   publish->start();  // before its users, the dispatcher and the API
   publish_started = true;
+  if (auto alerting = alerts->start(); !alerting) return alerting;  // needs the migrated store
+  alerts_started = true;
   if (auto dispatching = dispatcher->start(); !dispatching) return dispatching;
   dispatcher_started = true;
   if (auto serving = api->start(); !serving) return serving;
@@ -226,10 +238,11 @@ void App::Parts::stop() {
   if (api_started) api->stop();              // new requests get 503
   if (inbound_started) inbound->stop();      // commits queued events, then the forwarder
   if (dispatcher_started) dispatcher->stop();  // needs the client for in-flight attempts
+  if (alerts_started) alerts->stop();          // what its users raised is queued in `publish`
   if (publish_started) publish->stop();        // after its users: commits every queued publish
   if (client_started) client->stop();
-  server_started = api_started = dispatcher_started = publish_started = client_started =
-      inbound_started = proxy_started = reconcile_started = false;
+  server_started = api_started = dispatcher_started = alerts_started = publish_started =
+      client_started = inbound_started = proxy_started = reconcile_started = false;
   logger->info("hookd.stopped");
   logger->flush();
 }

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "api/api.hpp"
+#include "app/alert_publisher.hpp"
 #include "app/app.hpp"
 #include "app/inbound_parts.hpp"
 #include "app/listen_address.hpp"
@@ -41,6 +42,7 @@ struct App::Parts {
   // The store with the daemon's one clock and one source of randomness (store_factory),
   // passed to everything.
   std::unique_ptr<OpenedStore> storage;
+  std::shared_ptr<const ops::Masker> masker;  // the logger's, also the alerts'
   std::unique_ptr<ops::Logger> logger;
   ops::Registry registry;
   std::unique_ptr<ops::HookdMetrics> metrics;
@@ -51,6 +53,8 @@ struct App::Parts {
   // Group commit for the API's publishes and (one SQLite writer) the dispatcher's rounds;
   // PostgreSQL rounds go straight to the store (outbound::StoreRounds).
   std::unique_ptr<PublishBatcher> publish;
+  // Operational alerts ([alerts]), published through `publish`; every module raises into it.
+  std::unique_ptr<AlertPublisher> alerts;
   std::unique_ptr<outbound::StoreRounds> store_rounds;
   outbound::DispatcherOptions dispatcher_options;
   std::unique_ptr<outbound::Dispatcher> dispatcher;
@@ -65,6 +69,7 @@ struct App::Parts {
   bool started = false;  // start() ran (fully or partly): stop() has work to do
   bool client_started = false;
   bool publish_started = false;
+  bool alerts_started = false;
   bool dispatcher_started = false;
   bool api_started = false;
   bool server_started = false;
@@ -76,6 +81,7 @@ struct App::Parts {
   Status build_logger(const AppOptions& options);
   Status build_client();
   void build_publish();
+  void build_alerts();
   void build_dispatcher();
   Status build_api();
   void handle_api(net::HttpRequest request, Respond respond);

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "hookd/env.hpp"
@@ -28,6 +29,7 @@ struct ProxyDeps {
   ops::Registry& registry;
   const ops::Logger* logger;
   std::string node_id;
+  ops::AlertSink* alerts = nullptr;
 };
 
 class ProxyParts {
@@ -55,7 +57,9 @@ class ProxyParts {
 };
 
 // hookd_proxy_unknown_keys{proxy} and hookd_proxy_oldest_unknown_seconds{proxy}, read from
-// the store at scrape time.
-void register_proxy_gauges(ops::Registry& registry, store::ProxyKeyStore& store, Clock& clock);
+// the store at scrape time; one sample for each of `proxies` (the configured names), 0 when a
+// proxy has no unknown key.
+void register_proxy_gauges(ops::Registry& registry, store::ProxyKeyStore& store, Clock& clock,
+                           std::vector<std::string> proxies);
 
 }  // namespace hookd::app

@@ -39,9 +39,9 @@ Result<std::unique_ptr<ReconcileParts>> ReconcileParts::build(ReconcileDeps deps
                                      config.server, p->deps_.node_id);
     if (!source_config.reconcile) options.interval = std::chrono::milliseconds(0);
     auto r = std::make_unique<reconcile::Reconciler>(
-        std::move(options),
-        reconcile::ReconcilerDeps{p->deps_.store, p->deps_.store, *p->client_, p->deps_.clock,
-                                  (*built)[i], p->deps_.registry, p->deps_.logger});
+        std::move(options), reconcile::ReconcilerDeps{
+                                p->deps_.store, p->deps_.store, *p->client_, p->deps_.clock,
+                                (*built)[i], p->deps_.registry, p->deps_.logger, p->deps_.alerts});
     if (source_config.reconcile) p->configured_.emplace(source_config.name, r.get());
     p->reconcilers_.emplace(source_config.name, std::move(r));
   }

@@ -32,6 +32,7 @@ struct ReconcileDeps {
   ops::Registry* registry = nullptr;  // null: no metrics (the CLI)
   const ops::Logger* logger = nullptr;
   std::string node_id;
+  ops::AlertSink* alerts = nullptr;  // null: no alerts (the CLI)
 };
 
 class ReconcileParts final : public api::ReconcilePort {

@@ -31,6 +31,13 @@ void register_store_gauges(ops::Registry& registry, store::Store& store, Clock& 
     if (page->data.empty()) return 0.0;
     return static_cast<double>(clock.now_ms() - page->data.front().updated_at) / 1000.0;
   };
+  auto age_of = [&clock](const Result<std::optional<store::Millis>>& oldest) {
+    if (!oldest) return kUnknown;
+    if (!*oldest) return 0.0;
+    return static_cast<double>(clock.now_ms() - **oldest) / 1000.0;
+  };
+  gauges.oldest_waiting = [&store, age_of] { return age_of(store.oldest_waiting_delivery()); };
+  gauges.inbound_oldest_waiting = [&store, age_of] { return age_of(store.inbox_oldest_waiting()); };
   ops::add_store_gauges(registry, std::move(gauges));
 }
 

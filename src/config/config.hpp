@@ -244,6 +244,14 @@ struct MetricsConfig {
   std::string path = "/metrics";
 };
 
+// [alerts]: operational webhooks (SPEC §7, A41), delivered like any message (retries, its
+// own dead letters) to one endpoint hookd keeps in its application "hookd-alerts".
+struct AlertsConfig {
+  std::string url;                 // "" = alerts are counted and logged, not sent
+  std::string secret;              // whsec_<base64>, required with url
+  std::vector<std::string> types;  // names from core/alert_types.hpp; empty = every type
+};
+
 struct Config {
   ServerConfig server;
   DatabaseConfig database;
@@ -254,6 +262,7 @@ struct Config {
   std::vector<ProxyConfig> proxies;   // TOML: [[proxy]]
   LoggingConfig logging;
   MetricsConfig metrics;
+  AlertsConfig alerts;
 };
 
 }  // namespace hookd::config

@@ -97,6 +97,13 @@ void visit_metrics(V& v, MetricsConfig& m) {
 }
 
 template <class V>
+void visit_alerts(V& v, AlertsConfig& a) {
+  v.field("url", a.url);
+  v.field("secret", a.secret);
+  v.field("types", a.types);
+}
+
+template <class V>
 void visit_reconcile(V& v, ReconcileConfig& r) {
   v.field("interval", r.interval);
   v.field("feed_url", r.feed_url);
@@ -194,6 +201,7 @@ void visit_sections(V& v, Config& c) {
   v.table("ssrf", [&](V& t) { visit_ssrf(t, c.ssrf); });
   v.table("logging", [&](V& t) { visit_logging(t, c.logging); });
   v.table("metrics", [&](V& t) { visit_metrics(t, c.metrics); });
+  v.table("alerts", [&](V& t) { visit_alerts(t, c.alerts); });
 }
 
 }  // namespace hookd::config

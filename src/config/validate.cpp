@@ -6,6 +6,7 @@
 
 #include "config/checker.hpp"
 #include "config/environment.hpp"
+#include "core/alert_types.hpp"
 
 namespace hookd::config {
 namespace {
@@ -112,6 +113,26 @@ void check_metrics(Checker& c, const MetricsConfig& m) {
   }
 }
 
+void check_alerts(Checker& c, const AlertsConfig& a) {
+  if (a.url.empty()) {
+    if (!a.secret.empty()) c.problem("alerts.secret", "is set but alerts.url is empty");
+  } else {
+    c.check("alerts.url", check_http_url_without_user_info(a.url));
+    if (a.secret.empty()) {
+      c.problem("alerts.secret", "is required with alerts.url: alerts are signed");
+    } else if (!a.secret.starts_with("whsec_") || !check_base64(a.secret.substr(6))) {
+      c.problem("alerts.secret", "must be whsec_<base64> (the value is not shown)");
+    }
+  }
+  for (const auto& type : a.types) {
+    if (!alert_types::is_known(type)) {
+      std::string known;
+      for (auto name : alert_types::kAll) known += (known.empty() ? "" : ", ") + std::string(name);
+      c.problem("alerts.types", "unknown alert type \"" + type + "\"; known: " + known);
+    }
+  }
+}
+
 }  // namespace
 
 void check_retry(Checker& c, const std::string& prefix, const RetryConfig& r, bool only_set) {
@@ -169,6 +190,7 @@ std::vector<Problem> validate(const Config& config, const Origins& origins) {
   check_proxies(c, config);
   check_logging(c, config.logging);
   check_metrics(c, config.metrics);
+  check_alerts(c, config.alerts);
   return problems;
 }
 

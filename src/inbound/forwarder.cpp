@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/alert_types.hpp"
 #include "inbound/event_fields.hpp"
 #include "inbound/forward_request.hpp"
 
@@ -254,6 +255,11 @@ void Forwarder::park(const Source& source, const store::InboxEvent& event,
         "inbound.park_timeout",
         {{"source", source.name()}, {"event_id", event.event_id}, {"waiting_for", waiting_for}});
   }
+  ops::raise_alert(deps_.alerts, alert_types::kParkedTimeout,
+                   {{"source", source.name()},
+                    {"inboxId", event.id},
+                    {"eventId", event.event_id},
+                    {"waitingFor", event.depends_on}});
   update(std::move(u), source.name(), "park_timeout");
 }
 

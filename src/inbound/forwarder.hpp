@@ -32,6 +32,7 @@
 #include "inbound/ordering.hpp"
 #include "inbound/source.hpp"
 #include "net/http_sender.hpp"
+#include "ops/alerts.hpp"
 #include "ops/log.hpp"
 #include "store/store.hpp"
 
@@ -62,6 +63,8 @@ struct ForwarderDeps {
   const ops::Logger* logger = nullptr;
   // Where rounds are committed; null: inbox.inbox_round directly (see InboxRounds).
   InboxRounds* rounds = nullptr;
+  // Optional: hookd.inbound.parked_timeout, once per event (when it is flagged).
+  ops::AlertSink* alerts = nullptr;
 };
 
 // The parked_timeout difference of `event`, waiting for `waiting_for` (its dependencies'

@@ -52,6 +52,12 @@ void add_store_gauges(Registry& r, StoreGauges g) {
   add(n::kDeadLetters, "Messages in the dead-letter queue.", std::move(g.dead_letters));
   add(n::kDeadLetterOldestAge, "Age of the oldest dead letter (0 when none).",
       std::move(g.dead_letter_oldest_age));
+  add(n::kOldestWaiting,
+      "Age of the oldest delivery still waiting, since its message was published (0 when none).",
+      std::move(g.oldest_waiting));
+  add(n::kInboundOldestWaiting,
+      "Age of the oldest inbound event not yet settled, since it was received (0 when none).",
+      std::move(g.inbound_oldest_waiting));
 }
 
 double delivery_success_ratio(const HookdMetrics& m) {

@@ -3,8 +3,7 @@
 // Components keep references to the children they update (see metrics.hpp); label values are
 // the small fixed sets listed next to each family.
 // Scrape-time gauges (queue depth, dead letters) need the store, so the application registers
-// them with `add_store_gauges`. Only what some code updates is here: a family for the
-// reconciliation job or overdue messages comes with the code that sets it.
+// them with `add_store_gauges`. Only what some code updates is here.
 // Thread-safety: as Registry; create once at startup, then share.
 #pragma once
 
@@ -27,6 +26,9 @@ inline constexpr std::string_view kAlerts = "hookd_outbound_alerts_total";
 inline constexpr std::string_view kDeadLetters = "hookd_outbound_dead_letters";
 inline constexpr std::string_view kDeadLetterOldestAge =
     "hookd_outbound_dead_letter_oldest_age_seconds";
+// "Events waiting too long" (SPEC §7): alert on these ages.
+inline constexpr std::string_view kOldestWaiting = "hookd_outbound_oldest_waiting_seconds";
+inline constexpr std::string_view kInboundOldestWaiting = "hookd_inbound_oldest_waiting_seconds";
 inline constexpr std::string_view kInboundEvents = "hookd_inbound_events_total";
 inline constexpr std::string_view kInboundRejections = "hookd_inbound_rejections_total";
 inline constexpr std::string_view kIdempotency = "hookd_idempotency_requests_total";
@@ -37,6 +39,8 @@ struct StoreGauges {
   std::function<double()> queue_depth{};             // messages waiting for delivery
   std::function<double()> dead_letters{};            // messages in the dead-letter queue
   std::function<double()> dead_letter_oldest_age{};  // seconds; 0 when the queue is empty
+  std::function<double()> oldest_waiting{};          // seconds since publish; 0 when none
+  std::function<double()> inbound_oldest_waiting{};  // seconds since received; 0 when none
 };
 
 struct HookdMetrics {

@@ -26,6 +26,7 @@
 namespace hookd::ops {
 struct HookdMetrics;
 class Logger;
+class AlertSink;
 }  // namespace hookd::ops
 
 namespace hookd::outbound {
@@ -70,6 +71,8 @@ struct DispatcherDeps {
   Random& random;
   ops::HookdMetrics* metrics = nullptr;  // optional
   ops::Logger* logger = nullptr;         // optional
+  // Optional: dead letters, 401/403, a 410's disable, circuits opening and closing.
+  ops::AlertSink* alerts = nullptr;
 };
 
 // Counters for tests, the console and metrics not in the catalogue.

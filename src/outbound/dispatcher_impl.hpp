@@ -140,6 +140,7 @@ class Dispatcher::Impl {
   void complete(std::vector<Completion> completions);  // decided attempts -> unrecorded_
   void after_recorded(Finished& item, const Result<store::Delivery>& stored);
   void disable_endpoint(const Finished& item);
+  void alert_dead(const Finished& item);
   void count_attempt(const net::AttemptResult& result);
 
   DispatcherOptions options_;

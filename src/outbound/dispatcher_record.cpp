@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/alert_types.hpp"
+#include "ops/alerts.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
 #include "outbound/attempt_outcome.hpp"
@@ -109,7 +111,27 @@ void Dispatcher::Impl::after_recorded(Finished& item, const Result<store::Delive
         "delivery.dead_lettered",
         {{"delivery", d.id}, {"endpoint", d.endpoint_id}, {"reason", item.decision.reason}});
   }
+  if (item.decision.is_final() && kind != RetryDecision::Kind::kDelivered) alert_dead(item);
   if (kind == RetryDecision::Kind::kDisableEndpoint) disable_endpoint(item);
+}
+
+// message.attempt.exhausted for every dead letter (Svix's operational webhook, its fields),
+// and for 401/403 also hookd.endpoint.credentials_refused.
+void Dispatcher::Impl::alert_dead(const Finished& item) {
+  if (deps_.alerts == nullptr) return;
+  const auto& d = item.job.delivery;
+  const auto status = item.report.attempt.response_status;
+  nlohmann::json data = {
+      {"appId", d.app_id},
+      {"endpointId", d.endpoint_id},
+      {"msgId", d.msg_id},
+      {"deliveryId", d.id},
+      {"reason", item.decision.reason},
+      {"lastAttempt", {{"responseStatusCode", status ? nlohmann::json(*status) : nullptr}}}};
+  if (item.decision.kind == RetryDecision::Kind::kDeadLetterAlert) {
+    deps_.alerts->raise(alert_types::kCredentialsRefused, data);
+  }
+  deps_.alerts->raise(alert_types::kExhausted, std::move(data));
 }
 
 // Several in-flight deliveries may all get a 410: each asks, the store makes the transition
@@ -138,6 +160,11 @@ void Dispatcher::Impl::disable_endpoint(const Finished& item) {
     if (deps_.logger) {
       deps_.logger->warn("endpoint.disabled", {{"endpoint", d.endpoint_id}, {"reason", reason}});
     }
+    ops::raise_alert(deps_.alerts, alert_types::kEndpointDisabled,
+                     {{"appId", d.app_id},
+                      {"endpointId", d.endpoint_id},
+                      {"trigger", "automatic"},
+                      {"reason", reason}});
   }
   if (auto it = endpoints_.find(d.endpoint_id); it != endpoints_.end()) {
     it->second.fetched_at = {};  // re-read at the next pump: disabled -> its backlog goes back

@@ -1,6 +1,8 @@
 // Admission through each endpoint's gate, and sending (see dispatcher_impl.hpp).
 #include <utility>
 
+#include "core/alert_types.hpp"
+#include "ops/alerts.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
 #include "outbound/dispatcher_impl.hpp"
@@ -97,6 +99,17 @@ void Dispatcher::Impl::note_transition(EndpointState& state,
   if (open != was_open) {
     update_stats([&](auto& s) { s.open_circuits += open ? 1 : -1; });
     if (deps_.metrics) deps_.metrics->open_circuits.get().add(open ? 1 : -1);
+  }
+  // Opened: from closed to open. Closed: back to closed (after the half-open ramp).
+  if (t->to == CircuitState::kOpen && !was_open) {
+    ops::raise_alert(deps_.alerts, alert_types::kCircuitOpened,
+                     {{"appId", state.endpoint.app_id},
+                      {"endpointId", state.endpoint.id},
+                      {"windowAttempts", t->window.attempts},
+                      {"windowFailures", t->window.failures}});
+  } else if (t->to == CircuitState::kClosed) {
+    ops::raise_alert(deps_.alerts, alert_types::kCircuitClosed,
+                     {{"appId", state.endpoint.app_id}, {"endpointId", state.endpoint.id}});
   }
   if (deps_.logger) {
     const char* event = t->to == CircuitState::kOpen       ? "circuit.opened"

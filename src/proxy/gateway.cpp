@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/alert_types.hpp"
 #include "core/crypto.hpp"
 #include "net/body_spool.hpp"
 #include "proxy/key_rules.hpp"
@@ -70,6 +71,12 @@ Status Gateway::start() {
   if (*orphaned > 0 && deps_.logger != nullptr) {
     deps_.logger->warn("proxy.orphaned_keys_unknown",
                        {{"owner", options_.owner}, {"keys", std::to_string(*orphaned)}});
+  }
+  if (*orphaned > 0) {
+    ops::raise_alert(deps_.alerts, alert_types::kUnknownOutcome,
+                     {{"owner", options_.owner},
+                      {"keys", *orphaned},
+                      {"reason", "claimed by this node before it stopped without recording"}});
   }
   committer_.start();
   started_ = true;
@@ -192,6 +199,8 @@ void Gateway::answer_seen(Call& call, const store::ProxyKey& key) {
         deps_.logger->warn("proxy.idempotency_key_mismatch",
                            {{"proxy", proxy}, {"key_id", key.id}, {"path", call.rest}});
       }
+      ops::raise_alert(deps_.alerts, alert_types::kIdempotencyMismatch,
+                       {{"proxy", proxy}, {"keyId", key.id}, {"path", call.rest}});
       return call.respond(gateway_problem(422, problem::kMismatch,
                                           "this Idempotency-Key was used with another request "
                                           "(method, path, query or body); nothing was sent"));
@@ -245,6 +254,9 @@ void Gateway::on_answer(std::shared_ptr<Call> call, net::AttemptResult result) {
   }
   if (!result.ok()) {
     outcome.to = store::ProxyKeyOutcome::To::kUnknown;
+    ops::raise_alert(
+        deps_.alerts, alert_types::kUnknownOutcome,
+        {{"proxy", route.name}, {"keyId", call->key_id}, {"reason", result.error_detail}});
     return record(
         std::move(call), std::move(outcome),
         gateway_problem(
@@ -296,6 +308,8 @@ void Gateway::record(std::shared_ptr<Call> call, store::ProxyKeyOutcome outcome,
                           {{"proxy", proxy}, {"key_id", key_id}, {"error", why}});
     }
     count(proxy, "unknown");
+    ops::raise_alert(deps_.alerts, alert_types::kUnknownOutcome,
+                     {{"proxy", proxy}, {"keyId", key_id}, {"reason", "not recorded: " + why}});
     return gateway_problem(502, problem::kUnknown,
                            "the upstream's answer could not be recorded (" + why +
                                "); the key's outcome is unknown and it is not sent again");

@@ -25,6 +25,7 @@
 #include "hookd/result.hpp"
 #include "net/http_sender.hpp"
 #include "net/http_types.hpp"
+#include "ops/alerts.hpp"
 #include "ops/log.hpp"
 #include "proxy/gateway_options.hpp"
 #include "proxy/key_committer.hpp"
@@ -40,6 +41,8 @@ struct GatewayDeps {
   net::HttpSender& sender;  // no retries, no SSRF guard (the upstream is the operator's)
   ProxyMetrics* metrics = nullptr;
   const ops::Logger* logger = nullptr;
+  // Optional: key mismatches and unknown outcomes (also the ones found at start-up).
+  ops::AlertSink* alerts = nullptr;
 };
 
 class Gateway {

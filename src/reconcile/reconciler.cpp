@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/alert_types.hpp"
 #include "reconcile/entity_checks.hpp"
 #include "reconcile/feed_page.hpp"
 #include "reconcile/page_fetch.hpp"
@@ -147,6 +148,13 @@ struct Reconciler::Impl {
     metrics.closed(source(), closed && !closed->error,
                    static_cast<double>(deps.clock.now_ms() - began) / 1000.0);
     log_closed(start.run.id, closed);
+    if (closed && closed->differences_found > 0) {
+      ops::raise_alert(deps.alerts, alert_types::kReconcileDifference,
+                       {{"source", source()},
+                        {"runId", closed->id},
+                        {"differencesFound", closed->differences_found},
+                        {"repaired", closed->repaired}});
+    }
     return closed;
   }
 

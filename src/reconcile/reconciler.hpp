@@ -18,6 +18,7 @@
 #include "hookd/result.hpp"
 #include "inbound/source.hpp"
 #include "net/http_sender.hpp"
+#include "ops/alerts.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
 #include "reconcile/reconcile_options.hpp"
@@ -36,6 +37,8 @@ struct ReconcilerDeps {
   // hookd_reconcile_run_seconds{source} per closed run
   ops::Registry* registry = nullptr;
   const ops::Logger* logger = nullptr;  // null: no logs; else one line per closed run
+  // null: no alerts; else hookd.reconcile.difference once per run that found differences
+  ops::AlertSink* alerts = nullptr;
 };
 
 // A person's action on a difference (the API's DifferenceResolution without its type).

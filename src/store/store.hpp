@@ -277,6 +277,9 @@ class DeliveryStore {
   virtual Result<Delivery> get_delivery(const std::string& id) = 0;
   virtual Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) = 0;
   virtual Result<std::int64_t> count_deliveries(DeliveryStatus status) = 0;
+  // created_at of the oldest delivery still waiting (pending or delivering); nullopt: none
+  // ("events waiting too long", SPEC §7: hookd_outbound_oldest_waiting_seconds).
+  virtual Result<std::optional<Millis>> oldest_waiting_delivery() = 0;
 
   // Dead-letter queue.
   virtual Result<Page<Delivery>> list_dead(const DeadLetterFilter& filter,
@@ -471,6 +474,9 @@ class InboxStore {
   // its previous open state's queue (status retry, due now, lease cleared; no history row).
   // Returns how many.
   virtual Result<int> inbox_release_leases(const std::string& lease_owner) = 0;
+  // received_at of the oldest event not yet settled (received, processing, retry, parked);
+  // nullopt: none (hookd_inbound_oldest_waiting_seconds).
+  virtual Result<std::optional<Millis>> inbox_oldest_waiting() = 0;
   virtual Result<std::vector<InboxHistoryEntry>> inbox_history(const std::string& id) = 0;
   virtual Result<InboxEntity> inbox_entity(const std::string& source,
                                            const std::string& entity_key) = 0;

@@ -450,3 +450,38 @@ TEST(ConfigValidate, ValidateWorksOnHandBuiltConfigs) {
 
 }  // namespace
 }  // namespace hookd::config
+
+namespace hookd::config {
+namespace {
+
+TEST(ConfigValidate, AlertsNeedASignedHttpUrlAndKnownTypes) {
+  EXPECT_EQ(problems_of(""), "");  // off by default
+  EXPECT_EQ(problems_of(std::string("[alerts]\nurl = \"http://127.0.0.1:9/alerts\"\nsecret = \"") +
+                        kWhsec + "\"\ntypes = [\"endpoint.disabled\", \"hookd.circuit.opened\"]\n"),
+            "");
+  const auto text = problems_of(
+      "[alerts]\nurl = \"ftp://ops.example/alerts\"\ntypes = [\"message.attempt.exhausted\", "
+      "\"endpoint.deleted\"]\n");
+  EXPECT_PROBLEM(text, "alerts.url");
+  EXPECT_PROBLEM(text, "alerts.secret (");
+  EXPECT_PROBLEM(text, "is required with alerts.url");
+  EXPECT_PROBLEM(text, "unknown alert type \"endpoint.deleted\"; known: message.attempt.exhausted");
+  const auto bad_secret =
+      problems_of("[alerts]\nurl = \"http://127.0.0.1:9/a\"\nsecret = \"plain-secret-value\"\n");
+  EXPECT_PROBLEM(bad_secret, "must be whsec_<base64> (the value is not shown)");
+  EXPECT_EQ(bad_secret.find("plain-secret-value"), std::string::npos);
+  EXPECT_PROBLEM(problems_of("[alerts]\nsecret = \"" + std::string(kWhsec) + "\"\n"),
+                 "is set but alerts.url is empty");
+}
+
+TEST(ConfigValidate, AlertsComeFromTheEnvironmentToo) {
+  const MapEnvironment environment({{"HOOKD_ALERTS_URL", "http://127.0.0.1:9/a"},
+                                    {"HOOKD_ALERTS_SECRET", kWhsec}});
+  const auto outcome = load_config_detailed("", "hookd.toml", environment, {});
+  ASSERT_TRUE(outcome.problems.empty()) << format_problems(outcome.problems);
+  EXPECT_EQ(outcome.config.alerts.url, "http://127.0.0.1:9/a");
+  EXPECT_EQ(outcome.config.alerts.secret, kWhsec);
+}
+
+}  // namespace
+}  // namespace hookd::config

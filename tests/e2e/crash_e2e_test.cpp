@@ -137,12 +137,6 @@ TEST(CrashE2E, A23_KillNineAtRandomMomentsLosesNoAcknowledgedMessage) {
   EXPECT_LE(duplicates, acknowledged.size() / 2);
 }
 
-HttpHeaders headers_of(const ReceivedRequest& request) {
-  HttpHeaders headers;
-  for (const auto& [name, value] : request.headers) headers.push_back({name, value});
-  return headers;
-}
-
 // A25: the receiver processes the request and the connection drops before the answer;
 // hookd retries with the same webhook-id (and a valid signature), so the receiver, keyed on
 // that id, has one business effect.

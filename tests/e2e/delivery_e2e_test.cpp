@@ -20,12 +20,6 @@ using namespace std::chrono_literals;
 using hookd::testing::ReceiverBehavior;
 using hookd::testing::TestReceiver;
 
-HttpHeaders headers_of(const hookd::testing::ReceivedRequest& request) {
-  HttpHeaders headers;
-  for (const auto& [name, value] : request.headers) headers.push_back({name, value});
-  return headers;
-}
-
 TEST(DeliveryE2E, PublishedMessageArrivesSignedWithTheEndpointSecret) {
   TestReceiver receiver;
   receiver.start();

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "hookd/signing.hpp"
 #include "support/test_receiver.hpp"
 
 namespace hookd::e2e {
@@ -37,6 +38,13 @@ inline bool eventually(const std::function<bool()>& done, Millis within = Millis
 // the key). `allow_loopback` adds [ssrf] allowed_subnets = ["127.0.0.0/8"].
 std::string test_config(const std::map<std::string, std::string>& overrides,
                         bool allow_loopback = true);
+
+// A received request's headers as the signing library's verifier takes them.
+inline HttpHeaders headers_of(const testing::ReceivedRequest& request) {
+  HttpHeaders headers;
+  for (const auto& [name, value] : request.headers) headers.push_back({name, value});
+  return headers;
+}
 
 struct Arrival {
   std::string webhook_id;

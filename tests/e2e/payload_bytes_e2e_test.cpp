@@ -25,12 +25,6 @@ using hookd::testing::a38_payload_cases;
 using hookd::testing::publish_body;
 using hookd::testing::TestReceiver;
 
-HttpHeaders headers_of(const hookd::testing::ReceivedRequest& request) {
-  HttpHeaders headers;
-  for (const auto& [name, value] : request.headers) headers.push_back({name, value});
-  return headers;
-}
-
 std::string message_path(const std::string& app) { return "/api/v1/app/" + app + "/msg"; }
 
 TEST(PayloadBytesE2E, A38_TheEndpointReceivesThePayloadBytesSignedOverThem) {

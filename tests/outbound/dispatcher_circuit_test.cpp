@@ -196,6 +196,11 @@ TEST_F(DispatcherCircuitTest, A39_DeadEndpointGetsATrickleThenItsBacklogRampsUp)
   EXPECT_GE(first_above_two - concurrency.begin(), 5) << curve;
   EXPECT_TRUE(eventually([&] { return dispatcher_->stats().open_circuits == 0; }));
   EXPECT_EQ(metrics_.open_circuits.get().value(), 0.0);
+  // A41: one alert when it opened, one when it closed again (the half-open ramp raises none).
+  EXPECT_TRUE(eventually([&] { return alerts_.types().size() == 2; }));
+  EXPECT_EQ(alerts_.types(),
+            (std::vector<std::string>{"hookd.circuit.opened", "hookd.circuit.closed"}));
+  EXPECT_EQ(alerts_.all().front().second.value("appId", ""), app_.id);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "net/http_client.hpp"
 #include "net/http_client_guard.hpp"
 
+#include "ops/alerts.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
 #include "ops/metrics.hpp"
@@ -53,6 +55,29 @@ inline bool eventually(const std::function<bool()>& done, std::chrono::milliseco
   }
   return done();
 }
+
+// Records every alert raised (type and data), for assertions.
+class RecordingAlerts final : public ops::AlertSink {
+ public:
+  void raise(std::string_view type, nlohmann::json data) override {
+    std::lock_guard lock(mutex_);
+    raised_.emplace_back(std::string(type), std::move(data));
+  }
+  std::vector<std::string> types() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [type, data] : raised_) out.push_back(type);
+    return out;
+  }
+  std::vector<std::pair<std::string, nlohmann::json>> all() const {
+    std::lock_guard lock(mutex_);
+    return raised_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, nlohmann::json>> raised_;
+};
 
 class DispatcherTest : public ::testing::Test {
  protected:
@@ -104,6 +129,7 @@ class DispatcherTest : public ::testing::Test {
   std::unique_ptr<net::HttpClient> client_;
   ops::Registry registry_;
   ops::HookdMetrics metrics_{registry_};
+  RecordingAlerts alerts_;
   std::unique_ptr<ops::Logger> logger_;
   std::unique_ptr<Dispatcher> dispatcher_;
   store::Application app_;
@@ -174,7 +200,7 @@ inline void DispatcherTest::start_dispatcher(DispatcherOptions options) {
   }
   dispatcher_ = std::make_unique<Dispatcher>(
       options, DispatcherDeps{*store_, *store_, *rounds_, *client_, clock_, random_, &metrics_,
-                              logger_.get()});
+                              logger_.get(), &alerts_});
   auto started = dispatcher_->start();
   ASSERT_TRUE(started.has_value()) << started.error().message;
 }

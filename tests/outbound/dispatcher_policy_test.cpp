@@ -114,6 +114,15 @@ TEST_F(DispatcherTest, A06_GoneDisablesOnlyThatEndpoint) {
               d.endpoint_id == gone.id ? DeliveryStatus::kDead : DeliveryStatus::kDelivered);
   }
   EXPECT_TRUE(eventually([&] { return dispatcher_->stats().endpoints_disabled == 1u; }));
+  // A41: its dead letter and the disable are alerts (automatic, with the 410 as reason).
+  const auto alerts = alerts_.all();
+  ASSERT_EQ(alerts.size(), 2u);
+  EXPECT_EQ(alerts[0].first, "message.attempt.exhausted");
+  EXPECT_EQ(alerts[0].second.value("msgId", ""), first.id);
+  EXPECT_EQ(alerts[0].second.value("endpointId", ""), gone.id);
+  EXPECT_EQ(alerts[0].second["lastAttempt"].value("responseStatusCode", 0), 410);
+  EXPECT_EQ(alerts[1].first, "endpoint.disabled");
+  EXPECT_EQ(alerts[1].second.value("trigger", ""), "automatic");
 }
 
 // A30: ten deliveries to one endpoint are in flight at once and each gets a 410: the
@@ -147,6 +156,10 @@ TEST_F(DispatcherTest, A30_ManyGoneAnswersInFlightWriteOneDisableEntry) {
   ASSERT_TRUE(audit.has_value());
   EXPECT_EQ(audit->data.size(), 1u) << "one transition, one entry";
   EXPECT_EQ(dispatcher_->stats().endpoints_disabled, 1u);
+  const auto types = alerts_.types();  // one disable alert, however many 410s
+  EXPECT_EQ(std::ranges::count(types, std::string("endpoint.disabled")), 1);
+  EXPECT_EQ(std::ranges::count(types, std::string("message.attempt.exhausted")),
+            static_cast<std::ptrdiff_t>(kMessages));
   auto ep = store_->get_endpoint(app_.id, gone.id);
   ASSERT_TRUE(ep.has_value());
   EXPECT_TRUE(ep->disabled);

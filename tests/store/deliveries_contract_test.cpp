@@ -277,3 +277,29 @@ TEST_P(StoreContract, RecordAttemptsBatchHasPerItemResults) {
 
 }  // namespace
 }  // namespace hookd::store::testing
+
+namespace hookd::store::testing {
+namespace {
+
+// "Events waiting too long": the oldest waiting delivery's publish time, pending or leased,
+// until it settles; none once every delivery is delivered or dead.
+TEST_P(QueueTest, OldestWaitingDeliveryIsTheOldestUnsettledOne) {
+  EXPECT_EQ(store_->oldest_waiting_delivery().value(), std::nullopt);
+  const auto t0 = clock_.now_ms();
+  publish(app_.id, "e");
+  clock_.advance(1000);
+  publish(app_.id, "e");
+  EXPECT_EQ(store_->oldest_waiting_delivery().value(), t0);
+  auto leased = claim("w1");  // delivering still waits
+  ASSERT_EQ(leased.size(), 2u);
+  EXPECT_EQ(store_->oldest_waiting_delivery().value(), t0);
+  const auto& first = leased[0].created_at == t0 ? leased[0] : leased[1];
+  const auto& second = leased[0].created_at == t0 ? leased[1] : leased[0];
+  report(first, Next::kDelivered);
+  EXPECT_EQ(store_->oldest_waiting_delivery().value(), t0 + 1000);
+  report(second, Next::kDead);
+  EXPECT_EQ(store_->oldest_waiting_delivery().value(), std::nullopt);
+}
+
+}  // namespace
+}  // namespace hookd::store::testing

@@ -248,3 +248,36 @@ TEST_P(StoreContract, InboxStatusBatchIsOneTransactionWithPerItemConflicts) {
 
 }  // namespace
 }  // namespace hookd::store::testing
+
+namespace hookd::store::testing {
+namespace {
+
+TEST_P(StoreContract, InboxOldestWaitingIsTheOldestUnsettledEvent) {
+  EXPECT_EQ(store_->inbox_oldest_waiting().value(), std::nullopt);
+  const auto t0 = clock_.now_ms();
+  store_->inbox_insert(inbound("old"));
+  clock_.advance(2000);
+  store_->inbox_insert(inbound("new"));
+  EXPECT_EQ(store_->inbox_oldest_waiting().value(), t0);
+  InboxClaimRequest req;
+  req.lease_owner = "fw";
+  auto got = store_->inbox_claim(req);
+  ASSERT_TRUE(got.has_value());
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ(store_->inbox_oldest_waiting().value(), t0);  // processing still waits
+  for (const auto& e : *got) {
+    if (e.event_id == "old") {
+      ASSERT_TRUE(store_->inbox_update_status(done(e)).has_value());
+    }
+  }
+  EXPECT_EQ(store_->inbox_oldest_waiting().value(), t0 + 2000);
+  for (const auto& e : *got) {
+    if (e.event_id == "new") {
+      ASSERT_TRUE(store_->inbox_update_status(done(e, InboxStatus::kDead)).has_value());
+    }
+  }
+  EXPECT_EQ(store_->inbox_oldest_waiting().value(), std::nullopt);
+}
+
+}  // namespace
+}  // namespace hookd::store::testing

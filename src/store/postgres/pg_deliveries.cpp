@@ -90,4 +90,22 @@ Result<std::int64_t> PgStore::count_deliveries(DeliveryStatus status) {
   });
 }
 
+Result<std::optional<Millis>> PgStore::oldest_waiting_delivery() {
+  return read([&](PgConnection& c) -> Result<std::optional<Millis>> {
+    HOOKD_TRY(rows, c.query("SELECT MIN(created_at) FROM deliveries WHERE status IN "
+                            "('pending', 'delivering')",
+                            Params()));
+    return rows.opt_int64(0, 0);
+  });
+}
+
+Result<std::optional<Millis>> PgStore::inbox_oldest_waiting() {
+  return read([&](PgConnection& c) -> Result<std::optional<Millis>> {
+    HOOKD_TRY(rows, c.query("SELECT MIN(received_at) FROM inbox WHERE status IN "
+                            "('received', 'processing', 'retry', 'parked')",
+                            Params()));
+    return rows.opt_int64(0, 0);
+  });
+}
+
 }  // namespace hookd::store::postgres

@@ -174,4 +174,32 @@ Result<std::int64_t> SqliteStore::count_deliveries(DeliveryStatus status) {
   });
 }
 
+namespace {
+
+// The single nullable integer a MIN() query answers.
+Result<std::optional<Millis>> min_of(Connection& c, const char* sql) {
+  HOOKD_TRY(q, c.prepare(sql));
+  HOOKD_TRY(row, q.step());
+  (void)row;
+  return q.opt_int64(0);
+}
+
+}  // namespace
+
+Result<std::optional<Millis>> SqliteStore::oldest_waiting_delivery() {
+  return read([&](Connection& c) {
+    return min_of(c,
+                  "SELECT MIN(created_at) FROM deliveries WHERE status IN ('pending', "
+                  "'delivering')");
+  });
+}
+
+Result<std::optional<Millis>> SqliteStore::inbox_oldest_waiting() {
+  return read([&](Connection& c) {
+    return min_of(c,
+                  "SELECT MIN(received_at) FROM inbox WHERE status IN ('received', 'processing', "
+                  "'retry', 'parked')");
+  });
+}
+
 }  // namespace hookd::store::sqlite

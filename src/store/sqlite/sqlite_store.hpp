@@ -102,6 +102,7 @@ class SqliteStore final : public Store {
   Result<Delivery> get_delivery(const std::string& id) override;
   Result<std::vector<Delivery>> list_deliveries_for_message(const std::string& msg_id) override;
   Result<std::int64_t> count_deliveries(DeliveryStatus status) override;
+  Result<std::optional<Millis>> oldest_waiting_delivery() override;
   Result<Page<Delivery>> list_dead(const DeadLetterFilter& filter,
                                    const PageRequest& page) override;
   Result<int> replay_dead(const std::vector<std::string>& delivery_ids,
@@ -141,6 +142,7 @@ class SqliteStore final : public Store {
   Result<bool> inbox_business_key_processed(const std::string& source,
                                             const std::string& business_key) override;
   Result<int> inbox_release_leases(const std::string& lease_owner) override;
+  Result<std::optional<Millis>> inbox_oldest_waiting() override;
   Result<std::vector<InboxHistoryEntry>> inbox_history(const std::string& id) override;
   Result<InboxEntity> inbox_entity(const std::string& source,
                                    const std::string& entity_key) override;
