@@ -1,5 +1,5 @@
 // Api and Api::Impl: construction, start/stop, the request pipeline (route → auth →
-// idempotency → handler) and helpers shared by the handlers.
+// media type → idempotency → handler) and helpers shared by the handlers.
 #include "api/api.hpp"
 
 #include <cstdlib>
@@ -8,6 +8,7 @@
 #include "api/api_impl.hpp"
 #include "api/json_body.hpp"
 #include "api/masked_view.hpp"
+#include "api/media_type.hpp"
 #include "hookd/encoding.hpp"
 #include "ops/hookd_metrics.hpp"
 #include "ops/log.hpp"
@@ -100,6 +101,11 @@ void Api::Impl::handle(net::HttpRequest request, Respond respond) {
       return;
     }
     call.actor = std::move(*actor);
+  }
+  // Before the Idempotency-Key: a refused body is no answer to replay.
+  if (auto refused = body_media_type_error(call.request)) {
+    respond(to_response(*refused));
+    return;
   }
   auto key = call.request.headers.get("Idempotency-Key");
   if (key && call.request.method == "POST" && route.pattern != kPublishPattern) {

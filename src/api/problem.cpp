@@ -129,6 +129,11 @@ net::HttpResponse to_response(const ApiError& error) {
   response.status = error.status;
   response.headers.set("Content-Type", "application/problem+json");
   for (const auto& h : error.headers) response.headers.set(h.name, h.value);
+  // A 503 is temporary (storage unavailable, a full queue, stopping): say when to come back,
+  // as the inbound gateway and the idempotency gateway do.
+  if (error.status == 503 && !response.headers.contains("Retry-After")) {
+    response.headers.set("Retry-After", std::string(kUnavailableRetryAfter));
+  }
   response.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return response;
 }

@@ -46,6 +46,10 @@ ApiError unavailable(std::string detail);
 // `what` names the object for a not-found message ("application 'app_x'").
 ApiError from_store_error(const Error& error, std::string_view what = {});
 
+// The answer's Retry-After (seconds) for a 503 unless the error sets its own.
+inline constexpr std::string_view kUnavailableRetryAfter = "1";
+
+// Every 503 carries `Retry-After: 1` (kUnavailableRetryAfter) unless `error.headers` has one.
 net::HttpResponse to_response(const ApiError& error);
 
 // Svix's `loc` of a field error: its location, then the field path split at `.` and `[i]`

@@ -8,10 +8,10 @@
 //   create(): opens the store (nothing runs yet; a bad database path fails here).
 //   start():  migrate → HTTP client → publish batcher → dispatcher → API → HTTP server
 //             (listening) → ready.
-//   stop():   not ready → HTTP server (stop accepting, finish in-flight requests within
-//             server.shutdown_grace) → API (refuses new requests) → dispatcher (finishes
-//             or releases its leases) → publish batcher (commits and answers every queued
-//             publish) → HTTP client. Idempotent; the destructor calls it.
+//   stop():   not ready → dispatcher and forwarder stop claiming → HTTP server drains, all
+//             against ONE deadline (now + server.shutdown_grace) → API (refuses requests) →
+//             dispatcher (records, releases its leases) → publish batcher (commits and answers
+//             every queued publish) → HTTP client. Idempotent; the destructor calls it.
 // If a step of start() fails, what already started is stopped again and the error returned.
 //
 // Thread-safety: create/start/stop/port are called from one thread (main); the objects

@@ -51,6 +51,10 @@ Result<std::unique_ptr<InboundParts>> InboundParts::build(InboundDeps deps) {
 
 InboundParts::~InboundParts() { stop(); }
 
+void InboundParts::on_commit_status(std::function<void(const Status&)> callback) {
+  batcher_->on_commit_status(std::move(callback));
+}
+
 Status InboundParts::start() {
   if (deps_.config.sources.empty()) return {};
   auto released = deps_.store.inbox_release_leases(deps_.node_id + "/forwarder");
@@ -62,6 +66,10 @@ Status InboundParts::start() {
   batcher_->start();
   started_ = true;
   return forwarder_->start();
+}
+
+void InboundParts::begin_stop(std::chrono::steady_clock::time_point deadline) {
+  if (started_) forwarder_->begin_stop(deadline);
 }
 
 void InboundParts::stop() {

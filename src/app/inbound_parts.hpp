@@ -8,6 +8,8 @@
 // 404. Thread-safety: build/start/stop from the App's thread; handle() from any thread.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,8 +48,13 @@ class InboundParts {
   Status start();
   // Batcher first (answers every queued request), then the forwarder, then its client.
   void stop();
+  // Ends forwarding now; forwards in flight may finish until `deadline` (stop() joins).
+  void begin_stop(std::chrono::steady_clock::time_point deadline);
 
   void handle(net::HttpRequest request, inbound::Respond respond);
+
+  // Sees the outcome of each inbox commit (readiness, app/store_health.hpp). Before start().
+  void on_commit_status(std::function<void(const Status&)> callback);
 
  private:
   explicit InboundParts(InboundDeps deps) : deps_(std::move(deps)) {}

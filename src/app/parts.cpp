@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 
 #include "app/module_options.hpp"
@@ -59,6 +61,7 @@ Status App::Parts::build(AppOptions options) {
   if (!opened) return std::unexpected(opened.error());
   storage = std::move(*opened);
   store = storage->store.get();
+  health = std::make_unique<StoreHealth>([this] { return store->probe_commit(); });
   register_store_gauges(registry, *store, storage->clock);
   if (auto client_built = build_client(); !client_built) return client_built;
   build_publish();
@@ -75,6 +78,8 @@ Status App::Parts::build(AppOptions options) {
                            logger.get(), dispatcher_options.node_id, alerts.get()});
   if (!inbound_built) return std::unexpected(inbound_built.error());
   inbound = std::move(*inbound_built);
+  inbound->on_commit_status(
+      [this](const Status& commit) { health->observe(commit, std::chrono::steady_clock::now()); });
   proxy = ProxyParts::build({config, *store, storage->clock, registry, logger.get(),
                              dispatcher_options.node_id, alerts.get()});
   build_server();
@@ -110,6 +115,8 @@ Status App::Parts::build_client() {
 void App::Parts::build_publish() {
   publish = std::make_unique<PublishBatcher>(
       *store, PublishBatcher::kMaxBatch, PublishBatcher::kMaxQueue, [this] { dispatcher->wake(); });
+  publish->on_commit_status(
+      [this](const Status& commit) { health->observe(commit, std::chrono::steady_clock::now()); });
 }
 
 void App::Parts::build_alerts() {
@@ -216,7 +223,16 @@ void App::Parts::stop() {
   started = false;
   ready = false;
   logger->info("hookd.stopping");
-  if (server_started) server->stop(config.server.shutdown_grace);
+  // shutdown_grace bounds the whole stop: attempts and forwards in flight get it while the
+  // HTTP server drains, not after it; what cannot finish by then is given back (leases).
+  const auto deadline = std::chrono::steady_clock::now() + config.server.shutdown_grace;
+  if (dispatcher_started) dispatcher->begin_stop(deadline);
+  if (inbound_started) inbound->begin_stop(deadline);
+  const auto left = std::max(std::chrono::steady_clock::duration::zero(),
+                             deadline - std::chrono::steady_clock::now());
+  if (server_started) {
+    server->stop(std::chrono::duration_cast<std::chrono::milliseconds>(left));
+  }
   if (reconcile_started) reconcile->stop();  // a run in progress ends at its next page
   if (proxy_started) proxy->stop();          // records the outcomes of calls answered in the grace
   if (api_started) api->stop();              // new requests get 503
@@ -233,6 +249,10 @@ void App::Parts::stop() {
 
 Status App::Parts::readiness() const {
   if (!ready) return fail(ErrorCode::kUnavailable, "not started or stopping");
+  // Reads keep working on a full disk: the commits say whether the store can take writes.
+  if (auto committing = health->check(std::chrono::steady_clock::now()); !committing) {
+    return committing;
+  }
   auto version = store->schema_version();
   if (!version) return std::unexpected(version.error());
   return {};

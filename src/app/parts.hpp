@@ -17,6 +17,7 @@
 #include "app/reconcile_parts.hpp"
 #include "app/router.hpp"
 #include "app/store_factory.hpp"
+#include "app/store_health.hpp"
 #include "net/http_client.hpp"
 #include "net/http_server.hpp"
 #include "ops/hookd_metrics.hpp"
@@ -46,6 +47,8 @@ struct App::Parts {
   ops::Registry registry;
   std::unique_ptr<ops::HookdMetrics> metrics;
   store::Store* store = nullptr;  // storage->store
+  // Whether the store can commit (the committers report; /readyz asks and probes).
+  std::unique_ptr<StoreHealth> health;
   std::unique_ptr<net::HttpClient> client;
   // Group commit for the API's publishes and (one SQLite writer) the dispatcher's rounds;
   // PostgreSQL rounds go straight to the store (outbound::StoreRounds).

@@ -12,6 +12,9 @@ ShutdownSignals::ShutdownSignals() {
   sigaddset(&set_, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set_, &previous_);
   std::signal(SIGPIPE, SIG_IGN);
+  // A file size limit (ulimit -f, LimitFSIZE=) must fail writes like a full disk does (the
+  // store answers unavailable: 503 and not ready) rather than kill the daemon.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
 ShutdownSignals::~ShutdownSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }

@@ -67,6 +67,16 @@ void Forwarder::stop() {
   running_ = false;
 }
 
+void Forwarder::begin_stop(std::chrono::steady_clock::time_point deadline) {
+  {
+    std::lock_guard lock(mu_);
+    if (!running_) return;
+    stopping_ = true;
+    if (!requested_deadline_) requested_deadline_ = deadline;
+  }
+  cv_.notify_all();
+}
+
 void Forwarder::wake() {
   {
     std::lock_guard lock(mu_);
@@ -84,16 +94,21 @@ void Forwarder::run() {
   for (;;) {
     std::deque<Completed> done;
     bool stopping = false;
+    std::optional<std::chrono::steady_clock::time_point> requested;
     {
       std::lock_guard lock(mu_);
       done.swap(mailbox_);
       stopping = stopping_;
+      requested = requested_deadline_;
     }
     for (auto& d : done) record(std::move(d));
     if (stopping) {
       round(0);
       const auto now = std::chrono::steady_clock::now();
-      if (!stop_deadline) stop_deadline = now + options_.stop_grace;
+      if (!stop_deadline) {
+        stop_deadline = now + options_.stop_grace;
+        if (requested) stop_deadline = std::min(*stop_deadline, *requested);
+      }
       if (in_flight_ == 0 || now >= *stop_deadline) break;
       std::unique_lock lock(mu_);
       cv_.wait_for(lock, std::chrono::milliseconds(50), [this] { return !mailbox_.empty(); });

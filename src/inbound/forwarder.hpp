@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -81,6 +82,9 @@ class Forwarder {
 
   Status start();
   void stop();
+  // The first half of stop(), without waiting: claiming ends now, forwards in flight may
+  // finish until `deadline` (at most stop_grace from now). stop() joins.
+  void begin_stop(std::chrono::steady_clock::time_point deadline);
   // New events were stored: claim now rather than at the next poll.
   void wake();
 
@@ -117,6 +121,7 @@ class Forwarder {
   std::condition_variable cv_;
   bool running_ = false;
   bool stopping_ = false;
+  std::optional<std::chrono::steady_clock::time_point> requested_deadline_;  // begin_stop()
   bool woken_ = false;
   std::deque<Completed> mailbox_;
   std::thread thread_;

@@ -1,6 +1,8 @@
 // One server-side HTTP/1.1 connection: read (within limits) → handle → write → repeat.
 #include "net/http_server_connection.hpp"
 
+#include "net/request_head.hpp"
+
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <boost/beast/core/error.hpp>
@@ -90,6 +92,8 @@ void HttpConnection::read_header(bool restart_deadline) {
   parser_->body_limit(body_limit_);
   parser_->eager(false);
   header_scan_from_ = 0;
+  line_length_ = 0;
+  fields_checked_to_ = 0;
   // One deadline covers header and body together.
   if (restart_deadline) stream_.expires_after(options.request_read_timeout);
   parse_header_when_complete();
@@ -105,6 +109,7 @@ void HttpConnection::parse_header_when_complete() {
     buffer_.consume(2);  // RFC 9112 2.2: ignore empty lines before a request line
     view.remove_prefix(2);
   }
+  if (!screen_head(view)) return;  // refused at once: a problem response is on its way
   auto end = view.find("\r\n\r\n", header_scan_from_);
   if (end == std::string_view::npos) {
     if (view.size() >= options.max_header_bytes) return fail_request(http::error::header_limit);
@@ -125,6 +130,61 @@ void HttpConnection::parse_header_when_complete() {
   on_header();
 }
 
+// What arrived of the head so far (request_head.hpp): a request line or a field line that can
+// never be valid is refused now, not when read_timeout ends the wait for the blank line;
+// HTTP/1.x (x > 1) is rewritten in the buffer to HTTP/1.1 (RFC 9110 §2.5) before Beast
+// parses it. False when the request was refused.
+bool HttpConnection::screen_head(std::string_view view) {
+  if (line_length_ == 0) {
+    if (view == "\r") return true;  // maybe the start of an empty line before the request
+    auto line = check_request_line(view, server_.options().max_target_bytes);
+    switch (line.verdict) {
+      case RequestLineCheck::Verdict::kIncomplete:
+        return true;
+      case RequestLineCheck::Verdict::kMalformed:
+        reject_request(400, "malformed HTTP request: " + line.reason);
+        return false;
+      case RequestLineCheck::Verdict::kTargetTooLong:
+        reject_request(414, line.reason);
+        return false;
+      case RequestLineCheck::Verdict::kVersionNotSupported:
+        reject_request(505, line.reason);
+        return false;
+      case RequestLineCheck::Verdict::kComplete:
+        break;
+    }
+    if (line.minor_digit_at) {
+      static_cast<char*>(buffer_.data().data())[*line.minor_digit_at] = '1';  // `view` too
+    }
+    line_length_ = fields_checked_to_ = line.length;
+  }
+  for (;;) {
+    const auto eol = view.find("\r\n", fields_checked_to_);
+    if (eol == std::string_view::npos || eol == fields_checked_to_) return true;  // or blank
+    if (auto bad = bad_field_line(view.substr(fields_checked_to_, eol - fields_checked_to_))) {
+      reject_request(400, "malformed HTTP request: " + *bad);
+      return false;
+    }
+    fields_checked_to_ = eol + 2;
+  }
+}
+
+// RFC 9112 §3.2: exactly one Host in an HTTP/1.1 request (at most one in 1.0), a valid value.
+std::optional<std::string> HttpConnection::host_problem(
+    const http::request<http::string_body>& message) const {
+  const auto hosts = message.count(http::field::host);
+  if (hosts == 0) {
+    if (message.version() < 11) return std::nullopt;
+    return "an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)";
+  }
+  if (hosts > 1) return "the request has more than one Host header";
+  auto value = message[http::field::host];
+  if (!valid_host_value(std::string_view(value.data(), value.size()))) {
+    return "the Host header is not a valid host[:port]";
+  }
+  return std::nullopt;
+}
+
 void HttpConnection::on_header_bytes(ErrorCode ec, std::size_t bytes) {
   if (phase_ != Phase::kReading) return;
   if (ec) return fail_request(ec);
@@ -135,6 +195,7 @@ void HttpConnection::on_header_bytes(ErrorCode ec, std::size_t bytes) {
 void HttpConnection::on_header() {
   const auto& options = server_.options();
   auto& message = parser_->get();
+  if (auto problem = host_problem(message)) return reject_request(400, *problem);
   if (message.target().size() > options.max_target_bytes) {
     return reject_request(
         414, "request target exceeds " + std::to_string(options.max_target_bytes) + " bytes");

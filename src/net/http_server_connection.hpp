@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "net/http_server_impl.hpp"
 #include "net/http_spool_body.hpp"
@@ -41,6 +43,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void on_request_bytes(ErrorCode ec, std::size_t bytes);
   void read_header(bool restart_deadline = true);
   void parse_header_when_complete();
+  bool screen_head(std::string_view view);
+  std::optional<std::string> host_problem(
+      const boost::beast::http::request<boost::beast::http::string_body>& message) const;
   void on_header_bytes(ErrorCode ec, std::size_t bytes);
   void on_header();
   void on_continue_written(ErrorCode ec);
@@ -79,7 +84,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   std::uint16_t remote_port_ = 0;
   Phase phase_ = Phase::kIdle;
   std::size_t header_scan_from_ = 0;
-  std::size_t body_limit_ = 0;  // of the request being read
+  std::size_t line_length_ = 0;        // of the request line once it checked out; 0 before
+  std::size_t fields_checked_to_ = 0;  // header field lines up to here checked out
+  std::size_t body_limit_ = 0;         // of the request being read
   bool first_request_ = true;
   bool keep_alive_ = false;
   bool head_request_ = false;

@@ -32,6 +32,9 @@ Dispatcher::Dispatcher(DispatcherOptions options, DispatcherDeps deps)
 Dispatcher::~Dispatcher() { stop(); }
 Status Dispatcher::start() { return impl_->start(); }
 void Dispatcher::stop() { impl_->stop(); }
+void Dispatcher::begin_stop(std::chrono::steady_clock::time_point deadline) {
+  impl_->begin_stop(deadline);
+}
 void Dispatcher::wake() { impl_->wake(); }
 DispatcherStats Dispatcher::stats() const { return impl_->stats(); }
 
@@ -49,6 +52,16 @@ Status Dispatcher::Impl::start() {
   started_ = true;
   thread_ = std::thread([this] { run(); });
   return {};
+}
+
+void Dispatcher::Impl::begin_stop(Steady::time_point deadline) {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mailbox_->mutex);
+    mailbox_->stopping = true;
+    if (!mailbox_->stop_deadline) mailbox_->stop_deadline = deadline;
+  }
+  mailbox_->changed.notify_one();
 }
 
 void Dispatcher::Impl::stop() {

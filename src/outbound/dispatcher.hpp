@@ -105,6 +105,11 @@ class Dispatcher {
   // Stops claiming, lets in-flight attempts finish (up to stop_grace) and records them,
   // gives back every delivery still held (release_leases). Idempotent.
   void stop();
+  // The first half of stop(), without waiting: claiming and sending end now, attempts in
+  // flight may finish until `deadline` (at most stop_grace from now); then what finished is
+  // recorded and every lease given back. stop() joins. Lets the App's one shutdown grace
+  // cover attempts and the HTTP server's drain at the same time.
+  void begin_stop(std::chrono::steady_clock::time_point deadline);
   // A publish happened: claim now instead of waiting for the poll interval.
   void wake();
 

@@ -44,6 +44,7 @@ struct Mailbox {
   std::vector<Completion> completions;
   bool woken = false;
   bool stopping = false;
+  std::optional<std::chrono::steady_clock::time_point> stop_deadline;  // from begin_stop()
 
   void post(Completion completion);
   void wake();
@@ -94,6 +95,7 @@ class Dispatcher::Impl {
   Impl(DispatcherOptions options, DispatcherDeps deps);
   Status start();
   void stop();
+  void begin_stop(std::chrono::steady_clock::time_point deadline);
   void wake() { mailbox_->wake(); }
   DispatcherStats stats() const;
 

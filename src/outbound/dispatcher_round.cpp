@@ -198,7 +198,11 @@ void Dispatcher::Impl::give_back(const store::Delivery& delivery, TimePoint at) 
 }
 
 void Dispatcher::Impl::drain_and_release() {
-  const auto grace_end = Steady::now() + options_.stop_grace;
+  auto grace_end = Steady::now() + options_.stop_grace;
+  {
+    std::lock_guard lock(mailbox_->mutex);
+    if (mailbox_->stop_deadline) grace_end = std::min(grace_end, *mailbox_->stop_deadline);
+  }
   while (!in_flight_.empty() && Steady::now() < grace_end) {
     Inbox inbox = wait_for_work(grace_end, true);
     if (!inbox.completions.empty()) complete(std::move(inbox.completions));

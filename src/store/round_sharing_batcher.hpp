@@ -7,6 +7,8 @@
 // `on_committed` hook when an item gave the worker something to do (before answering: it is
 // durable already), and answers each item with its own outcome. A storage failure fails every
 // item of that batch (the caller answers 503); nothing is answered before its commit.
+// An optional `on_commit_status` hook sees each commit's outcome (readiness: app's
+// StoreHealth).
 //
 // Spec provides: Value, Outcome, Round, RoundResult, Writer (the store port), and
 //   static Written<Spec> write(Writer&, std::vector<Value>, std::optional<Round>);
@@ -47,6 +49,7 @@ class RoundSharingBatcher {
   using RoundResult = typename Spec::RoundResult;
   using Done = std::move_only_function<void(Result<Outcome>)>;
   using Committed = std::function<void()>;
+  using CommitStatus = std::function<void(const Status&)>;
 
   struct Stats {
     std::uint64_t commits = 0;  // Spec::write calls
@@ -71,6 +74,12 @@ class RoundSharingBatcher {
   // Called on the committer thread after a commit in which an item gave the worker new work,
   // before those items are answered (e.g. to wake the worker). Set before start().
   void on_committed(Committed callback) { on_committed_ = std::move(callback); }
+
+  // Called on the committer thread with the outcome of each commit that carried items (ok,
+  // or the error that failed them all) and of each failed round committed alone with the
+  // batch: whether the store can commit. An empty round that succeeds is not reported (it may
+  // have written nothing). Set before start().
+  void on_commit_status(CommitStatus callback) { on_commit_status_ = std::move(callback); }
 
   // Queues one item. Returns false (and drops `done` uncalled) when not running or the queue
   // is full; the caller answers 503 then.
@@ -138,11 +147,21 @@ class RoundSharingBatcher {
     if (!rounds.empty()) round = std::move(rounds.front()->round);
     auto written = Spec::write(store_, std::move(values), std::move(round));
     count(answers.size(), rounds.size());
+    report(written, !answers.empty());
     if (!rounds.empty()) rounds.front()->done->set_value(std::move(*written.round));
     for (std::size_t i = 1; i < rounds.size(); ++i) {
       rounds[i]->done->set_value(round_alone(std::move(rounds[i]->round)));
     }
     answer(answers, written.items);
+  }
+
+  void report(const Written<Spec>& written, bool had_items) {
+    if (!on_commit_status_) return;
+    if (!written.items) return on_commit_status_(std::unexpected(written.items.error()));
+    if (had_items) return on_commit_status_(Status{});
+    if (written.round && !*written.round) {
+      on_commit_status_(std::unexpected(written.round->error()));
+    }
   }
 
   void answer(std::vector<Done>& answers, Result<std::vector<Outcome>>& outcomes) {
@@ -163,6 +182,7 @@ class RoundSharingBatcher {
 
   typename Spec::Writer& store_;
   Committed on_committed_;
+  CommitStatus on_commit_status_;
   mutable std::mutex stats_mu_;
   Stats stats_;
   GroupCommitQueue<Item> queue_;  // last: its thread uses the members above

@@ -684,6 +684,12 @@ class Store : public ApplicationStore,
   virtual Status migrate() = 0;
   // The schema version after migrate() (0 for an empty database).
   virtual Result<int> schema_version() = 0;
+  // One tiny durable write transaction that leaves nothing behind (a schema_migrations row
+  // inserted and deleted again), committed like any write: it fails (kUnavailable) when
+  // the store cannot commit — disk full, file size limit, read-only file system, the
+  // database gone — and succeeds once it can again. Readiness probes with it while commits
+  // fail (app/store_health.hpp).
+  virtual Status probe_commit() = 0;
 
   // The dispatcher's round trip: record_attempts(reports), defer_deliveries(deferrals),
   // expedite_endpoint(each), then claim_due(claim_limit) with each claimed delivery's

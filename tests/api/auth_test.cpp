@@ -62,7 +62,9 @@ TEST_F(ApiTest, UnknownRouteIs404AndWrongMethod405) {
 
 TEST_F(ApiTest, StoppedApiAnswers503) {
   api_->stop();
-  EXPECT_EQ(call("GET", "/api/v1/app").status, 503);
+  auto a = call("GET", "/api/v1/app");
+  EXPECT_EQ(a.status, 503);
+  EXPECT_EQ(a.header("Retry-After"), "1");
 }
 
 }  // namespace

@@ -100,6 +100,7 @@ TEST_F(ApiTest, StorageFailureIs503NeverAccepted) {
   auto r = post("/api/v1/app/" + app + "/msg", {{"eventType", "a"}, {"payload", {{"x", 1}}}});
   EXPECT_EQ(r.status, 503) << r.body;
   EXPECT_EQ(r.header("Content-Type"), "application/problem+json");
+  EXPECT_EQ(r.header("Retry-After"), "1");  // issue 19: every storage 503 says when to retry
   faults_->disarm();
   EXPECT_EQ(store_->list_messages(app, {}, {}).value().data.size(), 0u);
   EXPECT_EQ(

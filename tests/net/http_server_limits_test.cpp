@@ -103,11 +103,10 @@ TEST_F(HttpServerTest, A33_GarbageGets400AndOtherConnectionsAreUnaffected) {
   const std::string garbage_inputs[] = {
       std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 15),  // a TLS hello
       "GARBAGE\r\n\r\n",
-      "GET / HTTP/9.9\r\n\r\n",
-      "POST / HTTP/1.1\r\nContent-Length: abc\r\n\r\n",
-      "POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-      "GET / HTTP/1.1\r\nBad Header Name: x\r\n\r\n",
+      "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n",
+      "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx",
+      "POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+      "GET / HTTP/1.1\r\nHost: t\r\nBad Header Name: x\r\n\r\n",
   };
   for (const auto& garbage : garbage_inputs) {
     RawHttpClient client(port());
@@ -168,7 +167,9 @@ TEST_F(HttpServerTest, A33_ConnectionsBeyondTheMaximumGet503) {
   RawHttpClient third(port());
   auto refused = third.read_response();
   ASSERT_TRUE(refused);
-  EXPECT_EQ(refused->status, 503);
+  EXPECT_EQ(refused->status, 503);  // at once, not queued (docs/configuration.md says so)
+  EXPECT_EQ(refused->headers.get("content-type"), "application/problem+json");
+  EXPECT_EQ(refused->headers.get("retry-after"), "1");
   EXPECT_TRUE(third.closed_by_peer());
   expect_served(first);
 }

@@ -1,6 +1,9 @@
 // SQLite-specific behaviour beyond the contract: journal mode and migrations bookkeeping,
 // a locked database reported as kUnavailable, and concurrent use from several threads.
 #include <sqlite3.h>
+#include <sys/resource.h>
+
+#include <csignal>
 
 #include <thread>
 
@@ -79,6 +82,49 @@ TEST_F(SqliteStoreTest, LockedDatabaseIsUnavailable) {  // storage unavailable -
   sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(other);
   EXPECT_TRUE(store->publish(m).has_value());  // and it recovers
+}
+
+// The readiness probe is a write: while another connection holds the write lock it fails as
+// unavailable (a probe that only read — schema_version — would pass here: the mutation this
+// test catches), and it succeeds once the lock is gone.
+TEST_F(SqliteStoreTest, ProbeCommitFailsWhileTheStoreCannotWriteAndRecovers) {
+  SqliteOptions opts;
+  opts.busy_timeout_ms = 50;
+  auto store = open(opts);
+  ASSERT_TRUE(store->probe_commit().has_value());
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  auto probed = store->probe_commit();
+  ASSERT_FALSE(probed.has_value());
+  EXPECT_EQ(probed.error().code, ErrorCode::kUnavailable);
+  EXPECT_TRUE(store->schema_version().has_value());  // reads still work meanwhile
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  EXPECT_TRUE(store->probe_commit().has_value());
+}
+
+// A full disk at unit level: the process's file size limit set to 1 byte makes every write
+// into the WAL fail (EFBIG, SIGXFSZ ignored) while reads work. The probe must fail then — an
+// UPDATE setting a value to itself would pass here (SQLite writes no page for an unchanged
+// cell: the mutation this test catches) — and succeed once the limit is lifted.
+TEST_F(SqliteStoreTest, ProbeCommitFailsOnAFullDiskAndRecovers) {
+  auto store = open();
+  ASSERT_TRUE(store->probe_commit().has_value());
+  auto* previous = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit full{1, saved.rlim_max};
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &full), 0);
+  auto probed = store->probe_commit();
+  auto version = store->schema_version();
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous);
+  ASSERT_FALSE(probed.has_value());
+  EXPECT_EQ(probed.error().code, ErrorCode::kUnavailable);
+  EXPECT_TRUE(version.has_value());  // reads worked all along
+  EXPECT_TRUE(store->probe_commit().has_value());
+  EXPECT_EQ(query_text("SELECT COUNT(*) FROM schema_migrations WHERE version < 0"), "0");
 }
 
 TEST_F(SqliteStoreTest, UnopenablePathIsUnavailable) {

@@ -40,6 +40,17 @@ Result<int> PgStore::schema_version() {
   return read([&](PgConnection& c) { return current_pg_schema_version(c); });
 }
 
+// As on SQLite, a row inserted and deleted in one transaction: WAL is written and flushed on
+// commit, so this fails exactly when a commit cannot be made (disk full, read-only, gone).
+// Other transactions never see the row; two nodes probing at once queue on its key.
+Status PgStore::probe_commit() {
+  return write([](PgConnection& c) {
+    return c.exec(
+        "INSERT INTO schema_migrations (version, name, applied_at) VALUES (-1, 'probe', 0);"
+        "DELETE FROM schema_migrations WHERE version = -1");
+  });
+}
+
 // ---- audit log ----
 
 Result<AuditEntry> PgStore::append_audit_in_tx(PgConnection& c, AuditEntry entry, Millis now) {

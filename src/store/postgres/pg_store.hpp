@@ -43,6 +43,7 @@ class PgStore final : public Store {
   // Round trips to the server so far, all connections (see ConnectionOptions::round_trips).
   std::int64_t round_trips() const { return round_trips_->load(std::memory_order_relaxed); }
   Result<int> schema_version() override;
+  Status probe_commit() override;
 
   // ApplicationStore (the defaults repeat the interface's: callers holding the concrete
   // store may leave the audit entry out)

@@ -83,6 +83,18 @@ Result<int> SqliteStore::schema_version() {
   return current_schema_version(*writer_);
 }
 
+// A row inserted and deleted in one transaction: its page is dirty, so it goes to the WAL and
+// is fsynced on commit — this fails exactly when a commit cannot be written. (An UPDATE that
+// sets a value to itself would not do: SQLite leaves an unchanged cell's page clean and the
+// commit writes nothing, so it succeeds on a full disk.)
+Status SqliteStore::probe_commit() {
+  return write([](Connection& c) {
+    return c.exec(
+        "INSERT INTO schema_migrations (version, name, applied_at) VALUES (-1, 'probe', 0);"
+        "DELETE FROM schema_migrations WHERE version = -1");
+  });
+}
+
 // ---- audit log ----
 
 Result<AuditEntry> SqliteStore::append_audit_in_tx(Connection& c, AuditEntry entry, Millis now) {

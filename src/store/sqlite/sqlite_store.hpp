@@ -43,6 +43,7 @@ class SqliteStore final : public Store {
 
   Status migrate() override;
   Result<int> schema_version() override;
+  Status probe_commit() override;
   Result<DispatchRoundResult> dispatch_round(const DispatchRound& round) override;
   WriteBatchResult write_batch(const WriteBatch& batch) override;
   InboxWriteBatchResult inbox_write_batch(InboxWriteBatch batch) override;

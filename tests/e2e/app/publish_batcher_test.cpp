@@ -8,7 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "support/concurrency.hpp"
 
@@ -24,6 +26,11 @@ class FakeWriter final : public store::BatchWriter {
   store::WriteBatchResult write_batch(const store::WriteBatch& batch) override {
     if (++batches == 1 && hold_first.valid()) hold_first.wait();
     store::WriteBatchResult out;
+    if (full) {
+      out.published = fail(ErrorCode::kUnavailable, "database or disk is full");
+      if (batch.round) out.round = fail(ErrorCode::kUnavailable, "database or disk is full");
+      return out;
+    }
     std::vector<store::PublishOutcome> published;
     for (const auto& m : batch.publishes) {
       store::PublishOutcome o;
@@ -45,6 +52,7 @@ class FakeWriter final : public store::BatchWriter {
   std::atomic<int> rounds{0};
   std::atomic<int> shared{0};           // rounds committed together with publishes
   std::shared_future<void> hold_first;  // if set, the first write_batch waits for it
+  std::atomic<bool> full{false};        // if set, every commit fails as on a full disk
 };
 
 Result<store::PublishOutcome> publish_one(PublishBatcher& batcher, std::string event_type) {
@@ -71,6 +79,37 @@ TEST(PublishBatcherTest, CommitThatCreatedDeliveriesCallsTheHookBeforeAnswering)
   EXPECT_EQ(hooks.load(), 1);  // nothing to deliver: no wake-up
   batcher.stop();
   EXPECT_EQ(store.batches.load(), 2);
+}
+
+// Readiness hears every commit's outcome (app/store_health.hpp): a failed commit of publishes
+// or of a round alone reports its error, a commit of publishes reports ok, an empty round that
+// succeeds reports nothing (it may have written nothing, so it proves nothing).
+TEST(PublishBatcherTest, EveryCommitsOutcomeReachesTheCommitStatusHook) {
+  FakeWriter store;
+  PublishBatcher batcher(store, 16, 100);
+  std::mutex mutex;
+  std::vector<Status> seen;
+  batcher.on_commit_status([&](const Status& s) {
+    std::lock_guard lock(mutex);
+    seen.push_back(s);
+  });
+  batcher.start();
+  ASSERT_TRUE(publish_one(batcher, "order.created").has_value());
+  store.full = true;
+  auto refused = publish_one(batcher, "order.created");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnavailable);
+  store::DispatchRound round;
+  EXPECT_FALSE(batcher.commit_round(round).has_value());
+  store.full = false;
+  EXPECT_TRUE(batcher.commit_round(round).has_value());  // empty and fine: not reported
+  batcher.stop();
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(seen.size(), 3U);
+  EXPECT_TRUE(seen[0].has_value());
+  ASSERT_FALSE(seen[1].has_value());
+  EXPECT_EQ(seen[1].error().code, ErrorCode::kUnavailable);
+  EXPECT_FALSE(seen[2].has_value());
 }
 
 TEST(PublishBatcherTest, WorksWithoutAHook) {
