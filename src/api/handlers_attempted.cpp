@@ -38,13 +38,8 @@ std::expected<store::EndpointMessageFilter, ApiError> endpoint_message_filter_of
   auto status = int_param(request, "status", {0, 1, 2, 3, 4});
   if (!status) return std::unexpected(status.error());
   if (*status) filter.statuses = delivery_statuses(**status);
-  if (auto types = query_values(request, "event_types"); !types.empty()) {
-    filter.event_types = std::move(types);
-  }
-  if (auto channel = request.query_param("channel")) filter.channel = *channel;
-  if (auto tag = request.query_param("tag")) filter.tag = *tag;
-  if (auto window = read_time_window(request, filter.since, filter.before); !window) {
-    return std::unexpected(window.error());
+  if (auto read = read_message_selectors(request, filter); !read) {
+    return std::unexpected(read.error());
   }
   return filter;
 }

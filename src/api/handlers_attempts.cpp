@@ -17,13 +17,8 @@ std::expected<store::AttemptFilter, ApiError> attempt_filter_of(const net::HttpR
   auto code_class = int_param(request, "status_code_class", {0, 100, 200, 300, 400, 500});
   if (!code_class) return std::unexpected(code_class.error());
   filter.status_code_class = *code_class;
-  if (auto types = query_values(request, "event_types"); !types.empty()) {
-    filter.event_types = std::move(types);
-  }
-  if (auto channel = request.query_param("channel")) filter.channel = *channel;
-  if (auto tag = request.query_param("tag")) filter.tag = *tag;
-  if (auto window = read_time_window(request, filter.since, filter.before); !window) {
-    return std::unexpected(window.error());
+  if (auto read = read_message_selectors(request, filter); !read) {
+    return std::unexpected(read.error());
   }
   return filter;
 }

@@ -25,6 +25,19 @@ std::expected<void, ApiError> read_time_window(const net::HttpRequest& request,
                                                std::optional<std::int64_t>& since,
                                                std::optional<std::int64_t>& before);
 
+// The selectors message and attempt lists share: event_types, channel, tag and the
+// after/before window, read into a filter that has those fields.
+template <class Filter>
+std::expected<void, ApiError> read_message_selectors(const net::HttpRequest& request,
+                                                     Filter& filter) {
+  if (auto types = query_values(request, "event_types"); !types.empty()) {
+    filter.event_types = std::move(types);
+  }
+  if (auto channel = request.query_param("channel")) filter.channel = *channel;
+  if (auto tag = request.query_param("tag")) filter.tag = *tag;
+  return read_time_window(request, filter.since, filter.before);
+}
+
 // An integer query parameter that must be one of `allowed`; nullopt when absent, a 422 located
 // in the query when it is another value.
 std::expected<std::optional<int>, ApiError> int_param(const net::HttpRequest& request,

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/list_filters.hpp"
 #include "store/row_columns.hpp"
 
 namespace hookd::store {
@@ -29,17 +30,6 @@ std::string qualified(std::string_view table, std::string_view columns) {
 constexpr std::string_view kLatestDelivery =
     "d.id = (SELECT MAX(d2.id) FROM deliveries d2 WHERE d2.msg_id = d.msg_id "
     "AND d2.endpoint_id = d.endpoint_id)";
-
-// "?,?,?" with the values, for an IN list.
-std::string marks_for(const std::vector<std::string>& items,
-                      std::vector<SelectQuery::Value>& values) {
-  std::string marks;
-  for (const auto& item : items) {
-    marks += marks.empty() ? "?" : ",?";
-    values.emplace_back(item);
-  }
-  return marks;
-}
 
 }  // namespace
 
@@ -70,13 +60,13 @@ void filter_endpoint_messages(SelectQuery& q, const std::string& endpoint_id,
       q.where("1 = 0");
     } else {
       std::vector<SelectQuery::Value> values;
-      const std::string marks = marks_for(names, values);
+      const std::string marks = in_list(names, values);
       q.where(fmt::format("d.status IN ({})", marks), std::move(values));
     }
   }
   if (filter.event_types && !filter.event_types->empty()) {
     std::vector<SelectQuery::Value> values;
-    const std::string marks = marks_for(*filter.event_types, values);
+    const std::string marks = in_list(*filter.event_types, values);
     q.where(fmt::format("messages.event_type IN ({})", marks), std::move(values));
   }
   if (filter.channel) q.where(json.channel, {*filter.channel});

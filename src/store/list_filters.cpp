@@ -7,9 +7,6 @@
 
 namespace hookd::store {
 
-namespace {
-
-// "?,?,?" with the values, for an IN list.
 std::string in_list(const std::vector<std::string>& items,
                     std::vector<SelectQuery::Value>& values) {
   std::string marks;
@@ -19,8 +16,6 @@ std::string in_list(const std::vector<std::string>& items,
   }
   return marks;
 }
-
-}  // namespace
 
 void filter_messages(SelectQuery& q, const std::string& app_id, const MessageFilter& filter,
                      const JsonMembership& json) {

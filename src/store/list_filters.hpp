@@ -18,6 +18,9 @@ struct JsonMembership {
   std::string_view tag;      // messages.tags holds ?
 };
 
+// "?,?,?" for an IN list of `items`, whose values are appended to `values`.
+std::string in_list(const std::vector<std::string>& items, std::vector<SelectQuery::Value>& values);
+
 void filter_messages(SelectQuery& q, const std::string& app_id, const MessageFilter& filter,
                      const JsonMembership& json);
 // Attempts; event types and channel are tested on the attempt's message.
