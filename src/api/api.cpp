@@ -182,6 +182,14 @@ std::expected<AppEndpoint, ApiError> Api::Impl::app_endpoint_of(const Call& call
   return AppEndpoint{*std::move(app), *std::move(ep)};
 }
 
+std::expected<store::Message, ApiError> Api::Impl::message_of(const Call& call,
+                                                              const std::string& app_id) const {
+  const auto& id = call.param("msg_id");
+  auto msg = deps_.store.get_message(app_id, id);
+  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  return *std::move(msg);
+}
+
 std::string Api::Impl::new_secret() const {
   std::array<std::uint8_t, 24> bytes{};
   deps_.random.fill(bytes);

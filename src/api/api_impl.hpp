@@ -90,6 +90,9 @@ class Api::Impl {
                                                        const store::Application& app) const;
   // app_of, then endpoint_of within that application: 404 for either.
   std::expected<AppEndpoint, ApiError> app_endpoint_of(const Call& call) const;
+  // The route's {msg_id} (id or event id) within application `app_id`: 404 if not there.
+  std::expected<store::Message, ApiError> message_of(const Call& call,
+                                                     const std::string& app_id) const;
   std::string new_secret() const;          // whsec_ + 24 random bytes
   std::string new_ed25519_secret() const;  // whsk_ + a 32-byte random seed
 

@@ -88,9 +88,8 @@ Reply Api::Impl::list_attempted_messages(Call& call) {
 Reply Api::Impl::list_attempted_destinations(Call& call) {
   auto app = app_of(call);
   if (!app) return std::unexpected(app.error());
-  const auto& id = call.param("msg_id");
-  auto msg = deps_.store.get_message(app->id, id);
-  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  auto msg = message_of(call, app->id);
+  if (!msg) return std::unexpected(msg.error());
   auto page = page_of(call, true);
   if (!page) return std::unexpected(page.error());
   auto rows = deps_.store.list_message_destinations(msg->id, *page);
@@ -111,9 +110,8 @@ Reply Api::Impl::expunge_message_content(Call& call) {
 Reply Api::Impl::expunge_attempt_content(Call& call) {
   auto app = app_of(call);
   if (!app) return std::unexpected(app.error());
-  const auto& id = call.param("msg_id");
-  auto msg = deps_.store.get_message(app->id, id);
-  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  auto msg = message_of(call, app->id);
+  if (!msg) return std::unexpected(msg.error());
   const auto& attempt_id = call.param("attempt_id");
   auto audit = audit_entry(call, "attempt.expunge_content", "attempt", attempt_id);
   auto done = deps_.store.expunge_attempt_content(msg->id, attempt_id, std::move(audit));

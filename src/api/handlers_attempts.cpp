@@ -32,9 +32,8 @@ bool with_content(const net::HttpRequest& request) {
 Reply Api::Impl::list_attempts_by_message(Call& call) {
   auto app = app_of(call);
   if (!app) return std::unexpected(app.error());
-  const auto& id = call.param("msg_id");
-  auto msg = deps_.store.get_message(app->id, id);
-  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  auto msg = message_of(call, app->id);
+  if (!msg) return std::unexpected(msg.error());
   auto filter = attempt_filter_of(call.request);
   if (!filter) return std::unexpected(filter.error());
   filter->msg_id = msg->id;
@@ -81,9 +80,8 @@ Reply Api::Impl::attempt_page(Call& call, const store::AttemptFilter& filter,
 Reply Api::Impl::get_attempt(Call& call) {
   auto app = app_of(call);
   if (!app) return std::unexpected(app.error());
-  const auto& id = call.param("msg_id");
-  auto msg = deps_.store.get_message(app->id, id);
-  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  auto msg = message_of(call, app->id);
+  if (!msg) return std::unexpected(msg.error());
   const auto& attempt_id = call.param("attempt_id");
   store::PageRequest one;
   one.limit = 1;

@@ -17,7 +17,8 @@ Reply Api::Impl::get_feed(Call& call) {
   auto feed = deps_.store.feed_page(endpoint_id, page->iterator.value_or(""), page->limit);
   if (!feed) {
     if (feed.error().code == ErrorCode::kInvalidArgument) {
-      return std::unexpected(query_validation_error({{"iterator", "is not an iterator of this feed"}}));
+      return std::unexpected(
+          query_validation_error({{"iterator", "is not an iterator of this feed"}}));
     }
     return std::unexpected(from_store_error(feed.error(), "endpoint '" + endpoint_id + "'"));
   }

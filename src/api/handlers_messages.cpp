@@ -196,18 +196,16 @@ Reply Api::Impl::list_messages(Call& call) {
 Reply Api::Impl::get_message(Call& call) {
   auto app = app_of(call);
   if (!app) return std::unexpected(app.error());
-  const auto& id = call.param("msg_id");
-  auto msg = deps_.store.get_message(app->id, id);
-  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  auto msg = message_of(call, app->id);
+  if (!msg) return std::unexpected(msg.error());
   return json_response(200, wire::message_json(*msg));
 }
 
 Reply Api::Impl::resend(Call& call) {
   auto found = app_endpoint_of(call);
   if (!found) return std::unexpected(found.error());
-  const auto& id = call.param("msg_id");
-  auto msg = deps_.store.get_message(found->app.id, id);
-  if (!msg) return std::unexpected(from_store_error(msg.error(), "message '" + id + "'"));
+  auto msg = message_of(call, found->app.id);
+  if (!msg) return std::unexpected(msg.error());
   if (store::payload_expunged(*msg)) {  // as Svix: an expunged payload cannot be sent again
     return std::unexpected(
         api_error(400, "missing_payload",
