@@ -1,7 +1,8 @@
-// What the interop tests that run the real daemon share: a bounded poll, and waiting for a
-// `hookd serve --port-file F` to write its port and answer /readyz.
+// What the interop tests that run the real daemon share: a bounded poll, waiting for a
+// `hookd serve --port-file F` to write its port and answer /readyz, and a recording receiver.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // Polls `check` every 50 ms until it returns something truthy (returned), failing after `ms`.
@@ -46,4 +47,27 @@ export async function startHookd(binary, { token, configLines = [] }) {
     rmSync(dir, { recursive: true, force: true });
   };
   return { serverUrl: `http://127.0.0.1:${port}`, stop };
+}
+
+// A receiver on 127.0.0.1 that records every request ({path, headers, body}) in `received`
+// and answers what `answer(request)` returns: {status, body}. `url(path)` is its address.
+export async function startRecordingReceiver(answer) {
+  const received = [];
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const request = { path: req.url, headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8') };
+      received.push(request);
+      const { status, body } = answer(request);
+      res.writeHead(status).end(body);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    received,
+    url: (path) => `http://127.0.0.1:${server.address().port}${path}`,
+    close: () => server.close(),
+  };
 }

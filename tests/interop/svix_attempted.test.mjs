@@ -11,8 +11,7 @@
 import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { startHookd, waitFor } from './hookd_daemon.mjs';
+import { startHookd, startRecordingReceiver, waitFor } from './hookd_daemon.mjs';
 import { svixSchemaProblems } from './svix_schema.mjs';
 
 import { Svix, MessageStatus } from 'svix';
@@ -22,20 +21,12 @@ assert.ok(HOOKD, 'HOOKD_BINARY must point at build/hookd');
 const TOKEN = 'interop_svix_attempted_token';
 
 // Records every request; /fail answers 500 with a body the expunge must remove.
-const received = [];
-const receiver = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    received.push({ path: req.url, id: req.headers['webhook-id'],
-      body: Buffer.concat(chunks).toString('utf8') });
-    if (req.url === '/fail') res.writeHead(500).end('secret-response-body');
-    else res.writeHead(200).end('ok');
-  });
-});
-await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const receiverUrl = (path) => `http://127.0.0.1:${receiver.address().port}${path}`;
-const deliveriesOf = (path, id) => received.filter((r) => r.path === path && r.id === id);
+const receiver = await startRecordingReceiver((r) => (r.path === '/fail'
+  ? { status: 500, body: 'secret-response-body' } : { status: 200, body: 'ok' }));
+const { received } = receiver;
+const receiverUrl = receiver.url;
+const deliveriesOf = (path, id) =>
+  received.filter((r) => r.path === path && r.headers['webhook-id'] === id);
 
 const hookd = await startHookd(HOOKD, { token: TOKEN, configLines: [
   '[delivery]', 'poll_interval = "100ms"', '[ssrf]', 'allowed_subnets = ["127.0.0.0/8"]'] });

@@ -8,8 +8,7 @@
 import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { startHookd, waitFor } from './hookd_daemon.mjs';
+import { startHookd, startRecordingReceiver, waitFor } from './hookd_daemon.mjs';
 import { svixSchemaProblems } from './svix_schema.mjs';
 
 import { Svix } from 'svix';
@@ -20,19 +19,13 @@ const TOKEN = 'interop_svix_tasks_token';
 
 // A counting receiver: every request's path and svix-id (the message id); /flaky answers 500
 // until `flakyHeals` is set.
-const received = [];
 let flakyHeals = false;
-const receiver = createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    received.push({ path: req.url, msgId: req.headers['svix-id'] });
-    res.writeHead(req.url === '/flaky' && !flakyHeals ? 500 : 200).end('ok');
-  });
-});
-await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const receiverUrl = (path) => `http://127.0.0.1:${receiver.address().port}${path}`;
+const receiver = await startRecordingReceiver((r) => ({
+  status: r.path === '/flaky' && !flakyHeals ? 500 : 200, body: 'ok' }));
+const { received } = receiver;
+const receiverUrl = receiver.url;
 const timesReceived = (path, msgId) =>
-  received.filter((r) => r.path === path && r.msgId === msgId).length;
+  received.filter((r) => r.path === path && r.headers['svix-id'] === msgId).length;
 
 const hookd = await startHookd(HOOKD, { token: TOKEN, configLines: [
   '[delivery]', 'poll_interval = "100ms"', '[ssrf]', 'allowed_subnets = ["127.0.0.0/8"]'] });
