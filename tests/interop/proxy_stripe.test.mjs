@@ -5,6 +5,10 @@
 // answered by hookd (409 while the first call is out, then the replay). Straight at the fake
 // API (the control): the same client creates duplicates, so the scenario does provoke them.
 // And when stripe-node runs out of retries on hookd's 409, the app sees an error.
+// Nothing here depends on the machine's speed: the fake API holds its first answer until the
+// test releases it (so the client's first try always times out), and only that first try has
+// the short timeout; the retries get a long one, so a loaded machine slows hookd's 409 but
+// cannot turn it into a timeout (CI once saw that with a 500 ms timeout on every try).
 // Run by ctest (label interop) with HOOKD_BINARY set to build/hookd.
 import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test, after } from 'node:test';
@@ -21,15 +25,16 @@ import Stripe from 'stripe';
 
 const HOOKD = process.env.HOOKD_BINARY;
 assert.ok(HOOKD, 'HOOKD_BINARY must point at build/hookd');
-const CLIENT_TIMEOUT_MS = 500;
-const FIRST_CALL_MS = 1200; // > CLIENT_TIMEOUT_MS + stripe's first retry delay (0.5 s)
-const MAX_RETRIES = 3; // stripe's retries come after 0.5 s, 0.5–1 s, 1–2 s
+const FIRST_TRY_TIMEOUT_MS = 500; // the first try of each client: its answer is held, it times out
+const RETRY_TIMEOUT_MS = 20000; // every later try: hookd answers it, however loaded the machine
+const MAX_RETRIES = 5; // stripe's retries come after 0.5 s, 0.5–1 s, 1–2 s, ...
 const dir = mkdtempSync(join(tmpdir(), 'hookd-proxy-stripe-'));
 
 // A fake Stripe API: POST /v1/customers (form-encoded, as stripe-node sends) creates
-// cus_<n> per call; the first call answers after `firstCallMs`. Counts every call.
-function fakeStripeApi(firstCallMs = FIRST_CALL_MS) {
+// cus_<n> per call; the first call's answer is held until api.release(). Counts every call.
+function fakeStripeApi() {
   const api = { calls: [], customers: [] };
+  api.held = new Promise((resolve) => { api.release = resolve; });
   api.server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
@@ -47,7 +52,7 @@ function fakeStripeApi(firstCallMs = FIRST_CALL_MS) {
         email: new URLSearchParams(body).get('email'), metadata: {},
       };
       api.customers.push(customer); // created now, answered (maybe) later
-      if (api.customers.length === 1) await sleep(firstCallMs);
+      if (api.customers.length === 1) await api.held;
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${api.calls.length}` });
       res.end(JSON.stringify(customer));
     });
@@ -60,36 +65,44 @@ function fakeStripeApi(firstCallMs = FIRST_CALL_MS) {
 
 // stripe-node has no path-prefix option (its config keys are host, port and protocol; the
 // /v1 base path is fixed), so the client is given an httpClient (a documented option) that
-// delegates to stripe's own Node client with `prefix` in front of each path. Every attempt's
-// outcome is recorded, to show how the retries went.
-function prefixedClient(prefix, agent, attempts) {
+// delegates to stripe's own Node client with `prefix` in front of each path. The first try
+// gets stripe's configured timeout, later ones RETRY_TIMEOUT_MS. `onAttempt` sees every
+// attempt's outcome (recorded in `attempts`, to show how the retries went).
+function prefixedClient(prefix, agent, attempts, onAttempt) {
   const inner = Stripe.createNodeHttpClient(agent);
   const client = Object.create(inner);
+  let tries = 0;
+  const record = (outcome) => {
+    attempts.push(outcome);
+    onAttempt(outcome);
+  };
   client.makeRequest = (host, port, path, method, headers, body, protocol, timeout) =>
-    inner.makeRequest(host, port, prefix + path, method, headers, body, protocol, timeout).then(
+    inner.makeRequest(host, port, prefix + path, method, headers, body, protocol,
+      tries++ === 0 ? timeout : RETRY_TIMEOUT_MS).then(
       (res) => {
-        attempts.push({ status: res.getStatusCode(), replayed: res.getHeaders()['idempotent-replayed'],
+        record({ status: res.getStatusCode(), replayed: res.getHeaders()['idempotent-replayed'],
           retryAfter: res.getHeaders()['retry-after'] });
         return res;
       },
       (error) => {
-        attempts.push({ error: error.code || error.type || String(error) });
+        record({ error: error.code || error.type || String(error) });
         throw error;
       });
   return client;
 }
 
-function stripeClient(port, prefix, agent, attempts, maxNetworkRetries = MAX_RETRIES) {
+function stripeClient(port, prefix, agent, attempts,
+  { maxNetworkRetries = MAX_RETRIES, onAttempt = () => {} } = {}) {
   return new Stripe('sk_test_x', {
-    host: '127.0.0.1', port, protocol: 'http', timeout: CLIENT_TIMEOUT_MS,
+    host: '127.0.0.1', port, protocol: 'http', timeout: FIRST_TRY_TIMEOUT_MS,
     maxNetworkRetries, telemetry: false,
-    httpClient: prefixedClient(prefix, agent, attempts),
+    httpClient: prefixedClient(prefix, agent, attempts, onAttempt),
   });
 }
 
 const agent = new Agent({ keepAlive: true });
 const api = await fakeStripeApi();
-const slowApi = await fakeStripeApi(3000); // slower than stripe-node's one retry
+const slowApi = await fakeStripeApi(); // held until after stripe-node's one retry
 writeFileSync(join(dir, 'hookd.toml'), [
   '[[proxy]]', 'name = "stripe"', `upstream = "http://127.0.0.1:${api.port}"`, 'timeout = "10s"', '',
   '[[proxy]]', 'name = "stripe-slow"', `upstream = "http://127.0.0.1:${slowApi.port}"`, 'timeout = "10s"', '',
@@ -100,6 +113,8 @@ const daemon = spawn(HOOKD, ['serve', '--config', join(dir, 'hookd.toml'), '--da
   '--port-file', portFile], { stdio: ['ignore', 'ignore', 'inherit'] });
 
 after(async () => {
+  api.release();
+  slowApi.release();
   daemon.kill('SIGTERM');
   agent.destroy();
   api.server.close();
@@ -113,7 +128,9 @@ const port = await readyHookdPort(portFile);
 
 test('stripe customers.create through hookd: the first try times out, one customer is created', async (t) => {
   const attempts = [];
-  const stripe = stripeClient(port, '/proxy/stripe', agent, attempts);
+  // The upstream's first answer is released once hookd has answered a retry with 409.
+  const stripe = stripeClient(port, '/proxy/stripe', agent, attempts,
+    { onAttempt: (outcome) => { if (outcome.status === 409) api.release(); } });
   const customer = await stripe.customers.create({ email: 'jenny@example.com' });
   t.diagnostic(`attempts: ${JSON.stringify(attempts)}`);
 
@@ -147,6 +164,7 @@ test('control: the same client straight at the fake API creates duplicates', asy
   api.calls.length = 0;
   api.customers.length = 0;
   const attempts = [];
+  api.held = new Promise((resolve) => { api.release = resolve; });
   const stripe = stripeClient(api.port, '', agent, attempts);
   const customer = await stripe.customers.create({ email: 'jenny@example.com' });
   t.diagnostic(`attempts: ${JSON.stringify(attempts)}, customers: ${api.customers.length}`);
@@ -163,9 +181,10 @@ test('control: the same client straight at the fake API creates duplicates', asy
 // StripeError, not the problem document as if it were the customer.
 test("stripe-node out of retries on hookd's 409: the app sees an error", async (t) => {
   const attempts = [];
-  const stripe = stripeClient(port, '/proxy/stripe-slow', agent, attempts, 1);
+  const stripe = stripeClient(port, '/proxy/stripe-slow', agent, attempts, { maxNetworkRetries: 1 });
   const outcome = await stripe.customers.create({ email: 'slow@example.com' }).then(
     (value) => ({ resolved: value }), (error) => ({ rejected: error }));
+  slowApi.release();
   t.diagnostic(`attempts: ${JSON.stringify(attempts)}; ${outcome.resolved
     ? `resolved with ${JSON.stringify(outcome.resolved)}` : `rejected: ${outcome.rejected.message}`}`);
   assert.deepEqual(attempts.map((a) => a.error ?? a.status), ['ETIMEDOUT', 409]);
