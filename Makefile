@@ -5,8 +5,10 @@ JOBS       ?= $(shell nproc)
 LISTEN     ?= 127.0.0.1:8071
 DATABASE   ?= ./hookd.db
 CMAKE_FLAGS ?=
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 
-.PHONY: all deps build build-hookd build-asan run test bench fuzz format tidy clean
+.PHONY: all deps build build-hookd build-asan run install test bench fuzz format tidy clean
 
 all: build
 
@@ -36,6 +38,12 @@ build-hookd: deps $(BUILD)/build.ninja
 run: build-hookd
 	./$(BUILD)/hookd serve --listen $(LISTEN) --database $(DATABASE) \
 	  $(if $(CONFIG),--config $(CONFIG)) $(if $(TOKEN),--token $(TOKEN))
+
+# The daemon, its systemd unit, man page and configs, and the C++ library (libhookd.a,
+# include/hookd, hookd.pc) under PREFIX, staged under DESTDIR if given (docs/operations.md,
+# "Install as a service").
+install: build-hookd
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 test: build build-asan
 	@bash scripts/test.sh
