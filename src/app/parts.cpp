@@ -62,7 +62,7 @@ Status App::Parts::build(AppOptions options) {
   storage = std::move(*opened);
   store = storage->store.get();
   health = std::make_unique<StoreHealth>([this] { return store->probe_commit(); });
-  register_store_gauges(registry, *store, storage->clock);
+  register_store_gauges(registry, *store, storage->clock, *health);
   if (auto client_built = build_client(); !client_built) return client_built;
   build_publish();
   build_alerts();

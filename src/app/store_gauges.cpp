@@ -16,7 +16,8 @@ double count(store::Store& store, store::DeliveryStatus status) {
 
 }  // namespace
 
-void register_store_gauges(ops::Registry& registry, store::Store& store, Clock& clock) {
+void register_store_gauges(ops::Registry& registry, store::Store& store, Clock& clock,
+                           const StoreHealth& health) {
   ops::StoreGauges gauges;
   gauges.queue_depth = [&store] {
     return count(store, store::DeliveryStatus::kPending) +
@@ -38,6 +39,7 @@ void register_store_gauges(ops::Registry& registry, store::Store& store, Clock& 
   };
   gauges.oldest_waiting = [&store, age_of] { return age_of(store.oldest_waiting_delivery()); };
   gauges.inbound_oldest_waiting = [&store, age_of] { return age_of(store.inbox_oldest_waiting()); };
+  gauges.commit_failing = [&health] { return health.failing() ? 1.0 : 0.0; };
   ops::add_store_gauges(registry, std::move(gauges));
 }
 

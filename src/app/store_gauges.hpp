@@ -5,12 +5,15 @@
 // Store; `store` and `clock` must outlive the registry's use of them.
 #pragma once
 
+#include "app/store_health.hpp"
 #include "hookd/env.hpp"
 #include "ops/metrics.hpp"
 #include "store/store.hpp"
 
 namespace hookd::app {
 
-void register_store_gauges(ops::Registry& registry, store::Store& store, Clock& clock);
+// `health` (whether commits fail) must outlive the registry's use of it too.
+void register_store_gauges(ops::Registry& registry, store::Store& store, Clock& clock,
+                           const StoreHealth& health);
 
 }  // namespace hookd::app

@@ -58,6 +58,10 @@ void add_store_gauges(Registry& r, StoreGauges g) {
   add(n::kInboundOldestWaiting,
       "Age of the oldest inbound event not yet settled, since it was received (0 when none).",
       std::move(g.inbound_oldest_waiting));
+  add(n::kStoreCommitFailing,
+      "1 while the store cannot commit (a full disk, a read-only file system; /readyz says not "
+      "ready), else 0.",
+      std::move(g.commit_failing));
 }
 
 double delivery_success_ratio(const HookdMetrics& m) {

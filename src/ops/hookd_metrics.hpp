@@ -29,6 +29,7 @@ inline constexpr std::string_view kDeadLetterOldestAge =
 // "Events waiting too long" (SPEC §7): alert on these ages.
 inline constexpr std::string_view kOldestWaiting = "hookd_outbound_oldest_waiting_seconds";
 inline constexpr std::string_view kInboundOldestWaiting = "hookd_inbound_oldest_waiting_seconds";
+inline constexpr std::string_view kStoreCommitFailing = "hookd_store_commit_failing";
 inline constexpr std::string_view kInboundEvents = "hookd_inbound_events_total";
 inline constexpr std::string_view kInboundRejections = "hookd_inbound_rejections_total";
 inline constexpr std::string_view kIdempotency = "hookd_idempotency_requests_total";
@@ -41,6 +42,7 @@ struct StoreGauges {
   std::function<double()> dead_letter_oldest_age{};  // seconds; 0 when the queue is empty
   std::function<double()> oldest_waiting{};          // seconds since publish; 0 when none
   std::function<double()> inbound_oldest_waiting{};  // seconds since received; 0 when none
+  std::function<double()> commit_failing{};          // 1 while the store cannot commit, else 0
 };
 
 struct HookdMetrics {

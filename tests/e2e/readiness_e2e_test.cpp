@@ -7,6 +7,8 @@
 // readiness (a schema read) said 200 throughout. Mutations checked: readiness without the
 // commit health (200 while failing), a probe that only reads (200 after the first interval
 // while the limit holds), and a publish 503 without Retry-After each fail this test.
+// hookd_store_commit_failing follows it: 0, 1 while failing, 0 again (a gauge that always
+// answers 0 fails it).
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -21,6 +23,16 @@ namespace hookd::e2e {
 namespace {
 
 using namespace std::chrono_literals;
+
+// The scraped value of hookd_store_commit_failing ("" when the family is missing).
+std::string commit_failing(const HookdProcess& hookd) {
+  const std::string body = http_get(hookd.url("/metrics")).body;
+  const std::string name = "\nhookd_store_commit_failing ";
+  const auto at = body.find(name);
+  if (at == std::string::npos) return "";
+  const auto from = at + name.size();
+  return body.substr(from, body.find('\n', from) - from);
+}
 
 bool set_file_size_limit(pid_t pid, rlim_t bytes) {
   rlimit current{};
@@ -51,6 +63,7 @@ TEST(ReadinessE2E, A44_ReadyzIs503WhileTheStoreCannotCommitAndRecoversByItself) 
   const std::string publish = "/api/v1/app/" + app + "/msg";
   ASSERT_EQ(hookd.post(publish, message(1)).status, 202);
   ASSERT_EQ(http_get(hookd.url("/readyz")).status, 200);
+  EXPECT_EQ(commit_failing(hookd), "0");
 
   ASSERT_TRUE(set_file_size_limit(hookd.pid(), 1)) << "prlimit: " << std::strerror(errno);
   const HttpReply refused = hookd.post(publish, message(2));
@@ -66,11 +79,13 @@ TEST(ReadinessE2E, A44_ReadyzIs503WhileTheStoreCannotCommitAndRecoversByItself) 
   EXPECT_EQ(http_get(hookd.url("/readyz")).status, 503);
   EXPECT_EQ(http_get(hookd.url("/readyz")).status, 503);
   EXPECT_EQ(http_get(hookd.url("/healthz")).status, 200);  // alive all the same
+  EXPECT_EQ(commit_failing(hookd), "1");
   EXPECT_TRUE(hookd.running());
 
   ASSERT_TRUE(set_file_size_limit(hookd.pid(), RLIM_INFINITY));
   // No publish in between: the readiness probe alone finds the store writable again.
   EXPECT_TRUE(readyz_becomes(hookd, 200, 20s)) << hookd.stderr_text();
+  EXPECT_EQ(commit_failing(hookd), "0");
   const HttpReply accepted = hookd.post(publish, message(3));
   EXPECT_EQ(accepted.status, 202) << accepted.body;
   // Nothing refused was stored, everything accepted was.
