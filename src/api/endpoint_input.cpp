@@ -36,24 +36,6 @@ std::optional<std::string> normalise_secret(const std::string& secret) {
   return "whsec_" + std::string(body);
 }
 
-constexpr std::int64_t kMaxRateLimit = 1'000'000;
-
-// Svix 1.99.1 has `throttleRate` and the deprecated `rateLimit` (same meaning: messages per
-// second); either sets the one limit. Both given with different values is refused. With
-// `patch` only the given ones count; a null one clears unless the other has a value.
-void read_throttle_rate(Fields& f, store::Endpoint& ep, bool patch) {
-  const bool rate_given = !patch || f.contains("rateLimit");
-  const bool throttle_given = !patch || f.contains("throttleRate");
-  if (!rate_given && !throttle_given) return;
-  const auto rate = rate_given ? f.integer("rateLimit", 1, kMaxRateLimit) : std::nullopt;
-  const auto throttle = throttle_given ? f.integer("throttleRate", 1, kMaxRateLimit) : std::nullopt;
-  if (rate && throttle && *rate != *throttle) {
-    f.add_error("throttleRate",
-                "differs from rateLimit (its deprecated name): give one, or the same value");
-  }
-  ep.rate_limit = throttle ? throttle : rate;
-}
-
 // "both" (absent or null), "webhook" or "svix".
 std::string read_header_naming(Fields& f) {
   const auto name = f.string("headerNaming", 16);
@@ -208,7 +190,7 @@ std::optional<std::string> read_endpoint(Fields& f, store::Endpoint& ep, Endpoin
     ep.channels = f.string_list("channels", 10, 128);
     if (ep.channels && ep.channels->empty()) ep.channels.reset();
   }
-  read_throttle_rate(f, ep, patch);
+  read_throttle_rate(f, ep.rate_limit, patch);
   if (given("disabled")) ep.disabled = f.boolean("disabled").value_or(false);
   if (given("metadata")) ep.metadata = f.object_text("metadata").value_or("{}");
   if (given("headers")) {

@@ -8,8 +8,6 @@
 namespace hookd::api {
 namespace {
 
-constexpr std::int64_t kMaxRateLimit = 1'000'000;
-
 // Reads ApplicationIn fields into `app`; with `patch`, absent fields are left unchanged.
 void read_application(Fields& f, store::Application& app, bool patch) {
   if (!patch || f.contains("name")) app.name = f.required_string("name", 256);
@@ -20,7 +18,7 @@ void read_application(Fields& f, store::Application& app, bool patch) {
       f.add_error("uid", "must not start with 'app_' (reserved for application ids)");
     }
   }
-  if (!patch || f.contains("rateLimit")) app.rate_limit = f.integer("rateLimit", 1, kMaxRateLimit);
+  read_throttle_rate(f, app.rate_limit, patch);
   if (!patch || f.contains("metadata")) app.metadata = f.object_text("metadata").value_or("{}");
 }
 

@@ -47,8 +47,6 @@ const char* publish_counter_label(store::PublishOutcome::Kind kind) {
   return "rejected";
 }
 
-constexpr std::int64_t kMaxRateLimit = 1'000'000;  // as for POST /api/v1/app
-
 // The application an ApplicationIn (MessageIn.application) describes; its uid is the
 // path's, and a different `uid` in it is refused.
 std::expected<store::Application, ApiError> application_in(const nlohmann::json& in,
@@ -61,7 +59,7 @@ std::expected<store::Application, ApiError> application_in(const nlohmann::json&
   app.name = f.required_string("name", 256);
   app.uid = f.string("uid", 256).value_or(path_uid);
   if (*app.uid != path_uid) f.add_error("uid", "must be the application uid of the path");
-  app.rate_limit = f.integer("rateLimit", 1, kMaxRateLimit);
+  read_throttle_rate(f, app.rate_limit, false);
   app.metadata = f.object_text("metadata").value_or("{}");
   if (!f.ok()) {
     auto errors = f.errors();

@@ -302,4 +302,18 @@ void check_svix_name(Fields& f, const std::string& field, const std::optional<st
   }
 }
 
+void read_throttle_rate(Fields& f, std::optional<std::int64_t>& limit, bool patch) {
+  constexpr std::int64_t kMaxRateLimit = 1'000'000;
+  const bool rate_given = !patch || f.contains("rateLimit");
+  const bool throttle_given = !patch || f.contains("throttleRate");
+  if (!rate_given && !throttle_given) return;
+  const auto rate = rate_given ? f.integer("rateLimit", 1, kMaxRateLimit) : std::nullopt;
+  const auto throttle = throttle_given ? f.integer("throttleRate", 1, kMaxRateLimit) : std::nullopt;
+  if (rate && throttle && *rate != *throttle) {
+    f.add_error("throttleRate",
+                "differs from rateLimit (its deprecated name): give one, or the same value");
+  }
+  limit = throttle ? throttle : rate;
+}
+
 }  // namespace hookd::api

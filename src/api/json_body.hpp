@@ -71,4 +71,11 @@ class Fields {
 // otherwise (nothing when `value` is absent).
 void check_svix_name(Fields& f, const std::string& field, const std::optional<std::string>& value);
 
+// Svix 1.99.1's `throttleRate` and its deprecated alias `rateLimit` (one limit, messages per
+// second, 1-1000000) of an EndpointIn or ApplicationIn into `limit`. Both given with
+// different values: a FieldError on `throttleRate`; a null one is ignored when the other has
+// a value. With `patch` only the given names count (both absent: `limit` unchanged; both
+// null: cleared).
+void read_throttle_rate(Fields& f, std::optional<std::int64_t>& limit, bool patch);
+
 }  // namespace hookd::api

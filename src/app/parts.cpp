@@ -137,8 +137,8 @@ void App::Parts::build_dispatcher() {
   dispatcher_options.node_id = node_id();
   dispatcher = std::make_unique<outbound::Dispatcher>(
       dispatcher_options,
-      outbound::DispatcherDeps{*store, *store, *rounds, *client, storage->clock, storage->random,
-                               metrics.get(), logger.get(), alerts.get()});
+      outbound::DispatcherDeps{*store, *store, *store, *rounds, *client, storage->clock,
+                               storage->random, metrics.get(), logger.get(), alerts.get()});
 }
 
 Status App::Parts::build_api() {

@@ -1,8 +1,9 @@
 // Dispatcher: hookd's outbound delivery engine (SPEC §3). It leases due deliveries from the
 // Store, asks each endpoint's EndpointGate whether it may send (rate limit, concurrency cap,
-// circuit breaker), signs and sends the message through a net::HttpSender, and records every
-// attempt together with the delivery's next state (retry at T / delivered / dead-letter /
-// disable the endpoint) in one store call, batched.
+// circuit breaker) and its application's rate limit (all its endpoints together), signs and sends
+// the message through a net::HttpSender, and records every attempt together with the delivery's
+// next state (retry at T / delivered / dead-letter / disable the endpoint) in one store call,
+// batched.
 //
 // Threads: start() runs one dispatcher thread (claims, admission, recording); HTTP attempts
 // run on the sender's own thread, whose completions are handed back through a queue.
@@ -48,7 +49,7 @@ struct DispatcherOptions {
   std::chrono::milliseconds local_wait_limit{1000};
   // A delivery over endpoint_backlog goes back to the store due this much later.
   std::chrono::milliseconds overflow_delay{250};
-  // Endpoint records are re-read after this (endpoint updates take effect within it).
+  // Endpoint and application records are re-read after this (updates take effect within it).
   std::chrono::milliseconds endpoint_ttl{1000};
   std::chrono::milliseconds connect_timeout{3000};  // when the endpoint sets none
   std::chrono::milliseconds total_timeout{10'000};
@@ -62,8 +63,9 @@ struct DispatcherOptions {
 
 // The store aggregates the dispatcher uses, besides its rounds.
 struct DispatcherDeps {
-  store::EndpointStore& endpoints;   // the endpoint cache's reads, disabling on 410
-  store::DeliveryStore& deliveries;  // release_leases when it stops
+  store::EndpointStore& endpoints;        // the endpoint cache's reads, disabling on 410
+  store::ApplicationStore& applications;  // the applications' rate limits (throttleRate)
+  store::DeliveryStore& deliveries;       // release_leases when it stops
   // Where the store rounds go (StoreRounds: straight to Store::dispatch_round).
   RoundCommitter& rounds;
   net::HttpSender& sender;

@@ -1,5 +1,6 @@
 // Inside the Dispatcher (see dispatcher.hpp). One dispatcher thread owns everything below
-// except the Mailbox: the endpoint cache with each endpoint's EndpointGate, the deliveries
+// except the Mailbox: the endpoint cache with each endpoint's EndpointGate, each application's
+// rate limiter (shared by its endpoints: AppLimit), the deliveries
 // waiting for their gate, the attempts in flight. HTTP completions arrive on the sender's
 // thread and are posted to the Mailbox (a mutex + condition variable shared with the
 // callbacks, so a late callback after stop() is harmless); the dispatcher thread takes them
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "core/endpoint_gate.hpp"
+#include "core/rate_limiter.hpp"
 #include "hookd/retry.hpp"
 #include "hookd/signing.hpp"
 #include "outbound/dispatcher.hpp"
@@ -75,6 +77,14 @@ struct EndpointState {
   bool retry_is_wait = false;
   CircuitState circuit = CircuitState::kClosed;  // as last reported by the gate
   bool circuit_open() const { return circuit != CircuitState::kClosed; }
+};
+
+// An application's rate limit (Svix throttleRate): one token bucket for all deliveries to all
+// its endpoints, taken besides each endpoint's own (after its gate admitted the delivery, so a
+// refusal spends nothing). Re-read like an endpoint, after endpoint_ttl.
+struct AppLimit {
+  RateLimiter limiter;  // unlimited when the application has no limit
+  TimePoint fetched_at{};
 };
 
 // A held delivery handed back to the store without an attempt, due again at `at`.
@@ -132,6 +142,9 @@ class Dispatcher::Impl {
 
   // Admission and sending (dispatcher_send.cpp).
   void pump_all(TimePoint now);
+  std::map<std::string, EndpointState>::iterator pump_one(
+      std::map<std::string, EndpointState>::iterator it, TimePoint now);
+  RateLimiter& app_limiter(const std::string& app_id, TimePoint now);
   void pump(EndpointState& state, TimePoint now);
   void send(EndpointState& state, Job job, TimePoint now);
   void note_transition(EndpointState& state, const std::optional<CircuitTransition>& t);
@@ -151,6 +164,10 @@ class Dispatcher::Impl {
   bool started_ = false;
 
   std::map<std::string, EndpointState> endpoints_;  // by endpoint id
+  // pump_all() starts at the endpoint after the one it started at last, so the endpoints of
+  // one application take its rate limit's tokens in turn.
+  std::string pump_start_;
+  std::map<std::string, AppLimit> apps_;  // by application id
   std::unordered_map<std::uint64_t, Job> in_flight_;
   std::uint64_t next_job_id_ = 1;
   std::vector<Finished> unrecorded_;  // decided, stored by the next round

@@ -1,4 +1,6 @@
 // Admission through each endpoint's gate, and sending (see dispatcher_impl.hpp).
+#include <iterator>
+#include <string>
 #include <utility>
 
 #include "core/alert_types.hpp"
@@ -11,22 +13,53 @@
 namespace hookd::outbound {
 
 void Dispatcher::Impl::pump_all(TimePoint now) {
-  for (auto it = endpoints_.begin(); it != endpoints_.end();) {
-    pump(it->second, now);
-    // Forget idle endpoints whose record is stale (deleted or long unused); the next claim
-    // re-reads them. Endpoints with a live gate state (in flight, circuit open) stay.
-    const bool idle = it->second.waiting.empty() && !it->second.circuit_open() &&
-                      (!it->second.gate || it->second.gate->concurrency().in_flight() == 0);
-    if (idle && now - it->second.fetched_at > options_.endpoint_ttl * 60) {
-      it = endpoints_.erase(it);
-    } else {
-      ++it;
-    }
+  // In turn from the endpoint after last time's first (wrapping), so that no endpoint always
+  // comes first to its application's rate limit.
+  auto first = endpoints_.upper_bound(pump_start_);
+  if (first == endpoints_.end()) first = endpoints_.begin();
+  const std::string from = first == endpoints_.end() ? std::string() : first->first;
+  pump_start_ = from;
+  for (auto it = endpoints_.lower_bound(from); it != endpoints_.end();) it = pump_one(it, now);
+  for (auto it = endpoints_.begin(); it != endpoints_.end() && it->first < from;) {
+    it = pump_one(it, now);
   }
+  std::erase_if(apps_, [&](const auto& app) {
+    return now - app.second.fetched_at > options_.endpoint_ttl * 60;
+  });
   update_stats([&](auto& s) {
     s.held = held();
     s.in_flight = static_cast<std::int64_t>(in_flight_.size());
   });
+}
+
+std::map<std::string, EndpointState>::iterator Dispatcher::Impl::pump_one(
+    std::map<std::string, EndpointState>::iterator it, TimePoint now) {
+  pump(it->second, now);
+  // Forget idle endpoints whose record is stale (deleted or long unused); the next claim
+  // re-reads them. Endpoints with a live gate state (in flight, circuit open) stay.
+  const bool idle = it->second.waiting.empty() && !it->second.circuit_open() &&
+                    (!it->second.gate || it->second.gate->concurrency().in_flight() == 0);
+  if (idle && now - it->second.fetched_at > options_.endpoint_ttl * 60) {
+    return endpoints_.erase(it);
+  }
+  return std::next(it);
+}
+
+// The application's limiter, (re-)read after endpoint_ttl; a failed read keeps the last
+// limit (unlimited for an application not read yet).
+RateLimiter& Dispatcher::Impl::app_limiter(const std::string& app_id, TimePoint now) {
+  auto [it, added] = apps_.try_emplace(app_id, AppLimit{RateLimiter({}, now), now});
+  AppLimit& app = it->second;
+  if (!added && now - app.fetched_at < options_.endpoint_ttl) return app.limiter;
+  app.fetched_at = now;
+  auto record = deps_.applications.get_application(app_id);
+  if (!record) return app.limiter;
+  const RateLimitConfig rate{record->rate_limit && *record->rate_limit > 0
+                                 ? static_cast<std::uint32_t>(*record->rate_limit)
+                                 : 0,
+                             0};
+  if (app.limiter.config().per_second != rate.per_second) app.limiter.reconfigure(rate, now);
+  return app.limiter;
 }
 
 void Dispatcher::Impl::pump(EndpointState& state, TimePoint now) {
@@ -55,9 +88,18 @@ void Dispatcher::Impl::pump(EndpointState& state, TimePoint now) {
       state.waiting.pop_front();
       continue;
     }
+    // The application's limit first, so that a refusal spends nothing of the gate's; when
+    // it has a token the gate's admission takes it.
+    RateLimiter& app_rate = app_limiter(state.endpoint.app_id, now);
+    if (const TimePoint at = app_rate.next_allowed(now); at > now) {
+      state.retry_at = at;
+      state.retry_is_wait = true;
+      continue;
+    }
     Admission admission = state.gate->admit(now);
     note_transition(state, admission.transition);
     if (admission.admitted()) {
+      app_rate.try_acquire(now);
       Job job = std::move(state.waiting.front());
       state.waiting.pop_front();
       job.permit = admission.permit;

@@ -28,7 +28,8 @@ nlohmann::json to_json(const store::Application& app) {
   return {{"id", app.id},
           {"uid", optional_json(app.uid)},
           {"name", app.name},
-          {"rateLimit", optional_json(app.rate_limit)},
+          {"rateLimit", optional_json(app.rate_limit)},  // deprecated by Svix for throttleRate
+          {"throttleRate", optional_json(app.rate_limit)},
           {"metadata", json_or_string(app.metadata)},
           {"createdAt", format_time(app.created_at)},
           {"updatedAt", format_time(app.updated_at)}};

@@ -198,3 +198,24 @@ test('issue 17: message.create with `application` creates the app once', async (
   await assert.rejects(svix.message.create('no-such-app', { eventType: 'x', payload: {} }),
     (e) => e.code === 404);
 });
+
+// Issue 17 item 4: ApplicationIn/ApplicationPatch's throttleRate (Svix 1.99.1) and the
+// deprecated rateLimit are one limit, answered as both. Mutation checked: the app routes
+// reading rateLimit only fail the first assertion (throttleRate comes back null).
+test('issue 17: the SDK sets an application throttleRate; hookd answers it as both names',
+  async () => {
+    const svix = new Svix(TOKEN, { serverUrl });
+    const app = await svix.application.create({ name: 'throttled', throttleRate: 12 });
+    assert.equal(app.throttleRate, 12);
+    assert.equal(app.rateLimit, 12);
+    const got = await svix.application.get(app.id);
+    assert.equal(got.throttleRate, 12);
+    const patched = await svix.application.patch(app.id, { throttleRate: 4 });
+    assert.equal(patched.throttleRate, 4);
+    assert.equal(patched.rateLimit, 4);
+    const legacy = await svix.application.create({ name: 'legacy', rateLimit: 3 });
+    assert.equal((await svix.application.get(legacy.id)).throttleRate, 3);
+    await assert.rejects(
+      svix.application.create({ name: 'both', rateLimit: 3, throttleRate: 5 }),
+      (e) => e.code === 422);
+  });

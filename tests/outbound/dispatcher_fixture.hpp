@@ -199,8 +199,8 @@ inline void DispatcherTest::start_dispatcher(DispatcherOptions options) {
                                             std::make_shared<spdlog::sinks::stderr_sink_mt>());
   }
   dispatcher_ = std::make_unique<Dispatcher>(
-      options, DispatcherDeps{*store_, *store_, *rounds_, *client_, clock_, random_, &metrics_,
-                              logger_.get(), &alerts_});
+      options, DispatcherDeps{*store_, *store_, *store_, *rounds_, *client_, clock_, random_,
+                              &metrics_, logger_.get(), &alerts_});
   auto started = dispatcher_->start();
   ASSERT_TRUE(started.has_value()) << started.error().message;
 }
