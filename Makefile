@@ -1,6 +1,7 @@
 # hookd's entry points. `make run` and `make test` work on a fresh Debian 12 as root.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 JOBS       ?= $(shell nproc)
 LISTEN     ?= 127.0.0.1:8071
 DATABASE   ?= ./hookd.db
@@ -8,7 +9,7 @@ CMAKE_FLAGS ?=
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all deps build build-hookd build-asan run install test bench fuzz format tidy clean
+.PHONY: all deps build build-hookd build-asan build-tsan tsan run install test bench fuzz format tidy clean
 
 all: build
 
@@ -22,12 +23,23 @@ $(ASAN_BUILD)/build.ninja: | deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOOKD_SANITIZE=ON \
 	  -DHOOKD_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 
+$(TSAN_BUILD)/build.ninja: | deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOOKD_TSAN=ON \
+	  -DHOOKD_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The sanitizer build compiles only the unit-test binaries it runs (scripts/test.sh).
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target hookd_unit_tests
+
+# ThreadSanitizer on the concurrent parts' test binaries (scripts/tsan.sh lists them).
+build-tsan: deps $(TSAN_BUILD)/build.ninja
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $$(bash scripts/tsan.sh --targets)
+
+tsan: build-tsan
+	@bash scripts/tsan.sh $(TSAN_BUILD)
 
 # The daemon alone (no tests, no benchmarks): what `make run` needs.
 build-hookd: deps $(BUILD)/build.ninja
