@@ -33,15 +33,7 @@ TEST_F(DispatcherTest, ApplicationRateLimitCoversAllItsEndpoints) {
     arrivals.push_back({r.path, clock_.now()});
     return ReceiverBehavior::respond(200);
   });
-  std::vector<store::NewMessage> batch;
-  for (int i = 0; i < 60; ++i) {  // 120 deliveries: 6 s at 20/s
-    store::NewMessage m;
-    m.app_id = app_.id;
-    m.event_type = "tick";
-    m.payload = R"({"i":)" + std::to_string(i) + "}";
-    batch.push_back(m);
-  }
-  ASSERT_TRUE(store_->publish_batch(batch).has_value());
+  ASSERT_TRUE(publish_ticks(60));  // 120 deliveries: 6 s at 20/s
   start_dispatcher();
 
   ASSERT_TRUE(advance_until([&] {

@@ -95,6 +95,19 @@ class DispatcherTest : public ::testing::Test {
   static DispatcherOptions fast_options();
   void start_dispatcher(DispatcherOptions options = fast_options());
 
+  // Publishes `count` messages {"i": n} of event type "tick" to app_ in one batch.
+  bool publish_ticks(int count) {
+    std::vector<store::NewMessage> batch;
+    for (int i = 0; i < count; ++i) {
+      store::NewMessage m;
+      m.app_id = app_.id;
+      m.event_type = "tick";
+      m.payload = R"({"i":)" + std::to_string(i) + "}";
+      batch.push_back(m);
+    }
+    return store_->publish_batch(batch).has_value();
+  }
+
   store::Endpoint add_endpoint(const std::string& path,
                                const std::function<void(store::Endpoint&)>& tweak = {});
   store::Message publish(const std::string& payload,

@@ -54,15 +54,7 @@ TEST_F(DispatcherTest, A08_RateLimitIsEnforced) {
     arrivals.push_back(clock_.now());
     return ReceiverBehavior::respond(200);
   });
-  std::vector<store::NewMessage> batch;
-  for (int i = 0; i < 100; ++i) {
-    store::NewMessage m;
-    m.app_id = app_.id;
-    m.event_type = "tick";
-    m.payload = R"({"i":)" + std::to_string(i) + "}";
-    batch.push_back(m);
-  }
-  ASSERT_TRUE(store_->publish_batch(batch).has_value());
+  ASSERT_TRUE(publish_ticks(100));
   start_dispatcher();
 
   ASSERT_TRUE(advance_until([&] {
