@@ -147,6 +147,18 @@ TEST_F(DispatcherTest, A30_ManyGoneAnswersInFlightWriteOneDisableEntry) {
   ASSERT_TRUE(eventually([&] { return count(DeliveryStatus::kDead) == kMessages; }))
       << "dead: " << count(DeliveryStatus::kDead);
   EXPECT_EQ(arrived.load(), kMessages) << "all ten were in flight together";
+  // A delivery is dead in the store when its record commits; its alerts and the disable
+  // follow on the dispatcher's thread just after, so wait for them too (ASan on a loaded
+  // machine saw 2 of 10 alerts at the moment the tenth row turned dead).
+  const auto exhausted = [&] {
+    const auto types = alerts_.types();
+    return static_cast<std::size_t>(
+        std::ranges::count(types, std::string("message.attempt.exhausted")));
+  };
+  ASSERT_TRUE(eventually([&] {
+    return exhausted() == kMessages && dispatcher_->stats().endpoints_disabled >= 1;
+  })) << "exhausted alerts: "
+      << exhausted();
   store::AuditFilter filter;
   filter.target_id = gone.id;
   filter.action = "endpoint.disable";
