@@ -239,11 +239,12 @@ inline net::AttemptResult transport_error(net::TransportError error, bool sent) 
 class Answers {
  public:
   auto respond() {
+    // Notifies under the lock: a waiter that sees its answer may return and destroy this
+    // object (often a local) at once, so cv_ must not be touched after the lock is released
+    // (ThreadSanitizer found a broadcast racing the condition variable's destruction).
     return [this](net::HttpResponse r) {
-      {
-        std::lock_guard lock(mu_);
-        got_.push_back(std::move(r));
-      }
+      std::lock_guard lock(mu_);
+      got_.push_back(std::move(r));
       cv_.notify_all();
     };
   }
