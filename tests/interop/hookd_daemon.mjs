@@ -71,3 +71,15 @@ export async function startRecordingReceiver(answer) {
     close: () => server.close(),
   };
 }
+
+// A raw JSON call to hookd's API with a bearer token: {status, text, json (undefined when
+// the body is empty)}. For checking answers the SDKs' serializers would reshape.
+export async function callApi(serverUrl, token, method, path, body) {
+  const res = await fetch(`${serverUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: text ? JSON.parse(text) : undefined };
+}

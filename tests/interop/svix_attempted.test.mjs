@@ -11,7 +11,7 @@
 import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHookd, startRecordingReceiver, waitFor } from './hookd_daemon.mjs';
+import { callApi, startHookd, startRecordingReceiver, waitFor } from './hookd_daemon.mjs';
 import { svixSchemaProblems } from './svix_schema.mjs';
 
 import { Svix, MessageStatus } from 'svix';
@@ -37,15 +37,7 @@ after(async () => {
 const { serverUrl } = hookd;
 const svix = new Svix(TOKEN, { serverUrl });
 
-async function api(method, path, body) {
-  const res = await fetch(`${serverUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: text ? JSON.parse(text) : undefined };
-}
+const api = (method, path, body) => callApi(serverUrl, TOKEN, method, path, body);
 
 function assertSvixPage(name, page) {
   assert.equal(typeof page.done, 'boolean');

@@ -8,7 +8,7 @@
 import './web_crypto_shim.mjs'; // first: the libraries below need globalThis.crypto (Node 18)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHookd, startRecordingReceiver, waitFor } from './hookd_daemon.mjs';
+import { callApi, startHookd, startRecordingReceiver, waitFor } from './hookd_daemon.mjs';
 import { svixSchemaProblems } from './svix_schema.mjs';
 
 import { Svix } from 'svix';
@@ -37,14 +37,7 @@ const { serverUrl } = hookd;
 const svix = new Svix(TOKEN, { serverUrl });
 
 // A raw call (the SDK's serializers drop fields, so schemas are checked on the raw answer).
-async function raw(method, path, body) {
-  const res = await fetch(serverUrl + path, {
-    method,
-    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: await res.json() };
-}
+const raw = (method, path, body) => callApi(serverUrl, TOKEN, method, path, body);
 
 function assertSchema(name, value) {
   assert.deepEqual(svixSchemaProblems(name, value), [], `${name}: ${JSON.stringify(value)}`);
