@@ -10,6 +10,7 @@
 #include "cli/migrate_command.hpp"
 #include "cli/reconcile_command.hpp"
 #include "cli/scheme_flags.hpp"
+#include "cli/send_command.hpp"
 #include "cli/serve_command.hpp"
 #include "cli/sign_command.hpp"
 #include "cli/verify_command.hpp"
@@ -37,6 +38,10 @@ int run_cli(int argc, char** argv) {
   const CLI::App* idem = add_idem_command(app, idem_args);
   ReconcileArgs reconcile_args;
   const CLI::App* reconcile = add_reconcile_command(app, reconcile_args);
+  SendArgs send_args;
+  const CLI::App* send = add_send_command(app, send_args);
+  ReplayArgs replay_args;
+  const CLI::App* replay = add_replay_command(app, replay_args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -51,6 +56,8 @@ int run_cli(int argc, char** argv) {
   if (dlq->parsed()) return run_dlq(dlq_args, std::cout, std::cerr);
   if (idem->parsed()) return run_idem(idem_args, std::cout, std::cerr);
   if (reconcile->parsed()) return run_reconcile(reconcile_args, std::cout, std::cerr);
+  if (send->parsed()) return run_send(send_args, std::cout, std::cerr);
+  if (replay->parsed()) return run_replay(replay_args, std::cout, std::cerr);
   std::cout << app.help();
   return kExitOk;
 }

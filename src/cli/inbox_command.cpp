@@ -7,6 +7,7 @@
 #include "app/store_factory.hpp"
 #include "cli/audit_flags.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/remote_api.hpp"
 
 namespace hookd::cli {
 namespace {
@@ -116,13 +117,60 @@ int replay(store::Store& store, const InboxArgs& args, std::ostream& out, std::o
   return kExitOk;
 }
 
+std::string query_part(const char* name, const std::optional<std::string>& value) {
+  return value ? std::string("&") + name + "=" + path_segment(*value) : std::string();
+}
+
+void print_remote_list(const nlohmann::json& page, std::ostream& out) {
+  out << "ID\tSOURCE\tEVENT ID\tSTATUS\tATTEMPTS\tENTITY\tLAST ERROR\n";
+  for (const auto& e : page.value("data", nlohmann::json::array())) {
+    auto text = [&e](const char* key) {
+      auto it = e.find(key);
+      if (it == e.end() || it->is_null()) return std::string("-");
+      return it->is_string() ? it->get<std::string>() : it->dump();
+    };
+    out << text("id") << '\t' << text("source") << '\t' << text("eventId") << '\t' << text("status")
+        << '\t' << text("attempts") << '\t' << text("entityKey") << '\t' << text("lastError")
+        << '\n';
+  }
+}
+
+// The API forms (see the header): the daemon's answer is printed as it is (JSON) or as a table.
+int run_remote(const InboxArgs& args, std::ostream& out, std::ostream& err) {
+  if (!remote_flags_complete(args.remote, "hookd inbox", err)) return kExitUsage;
+  RemoteAnswer answer;
+  const bool listing = args.show == nullptr || (!args.show->parsed() && !args.replay->parsed());
+  if (!listing && args.show->parsed()) {
+    answer = call_api(args.remote, "GET", "/api/v1/hookd/inbox/" + path_segment(args.id));
+  } else if (!listing) {
+    answer =
+        call_api(args.remote, "POST", "/api/v1/hookd/inbox/" + path_segment(args.id) + "/replay",
+                 nlohmann::json{{"reason", args.reason}}.dump());
+  } else {
+    answer = call_api(args.remote, "GET",
+                      "/api/v1/hookd/inbox?limit=" + std::to_string(args.limit) +
+                          query_part("source", args.source) + query_part("status", args.status) +
+                          query_part("entity_key", args.entity_key));
+  }
+  if (int code = report_failure(answer, "hookd inbox", err); code != 0) return code;
+  auto parsed = nlohmann::json::parse(answer.body, nullptr, false);
+  if (listing && !args.json && parsed.is_object()) {
+    print_remote_list(parsed, out);
+  } else {
+    out << (parsed.is_discarded() ? answer.body : parsed.dump(2)) << '\n';
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args) {
-  CLI::App* inbox = app.add_subcommand("inbox", "Inspect the inbound inbox (from the database)");
+  CLI::App* inbox = app.add_subcommand(
+      "inbox", "The inbound inbox: list, show, replay (database, or a running hookd with --url)");
   inbox->require_subcommand(1);
   args.list = inbox->add_subcommand("list", "List inbound events, newest first");
   add_config_flags(*args.list, args.config);
+  add_remote_flags(*args.list, args.remote);
   args.list->add_option("--source", args.source, "only this source");
   args.list->add_option("--status", args.status,
                         "only this status (received, retry, parked, processed, stale, "
@@ -133,16 +181,19 @@ CLI::App* add_inbox_command(CLI::App& app, InboxArgs& args) {
   args.list->add_flag("--json", args.json, "print JSON instead of a table");
   args.show = inbox->add_subcommand("show", "Show one inbound event with its status history");
   add_config_flags(*args.show, args.config);
+  add_remote_flags(*args.show, args.remote);
   args.show->add_option("id", args.id, "the inbox id (inb_...)")->required();
   args.replay = inbox->add_subcommand(
       "replay", "Put a dead inbound event back in the queue (forwarded again; audited)");
   add_config_flags(*args.replay, args.config);
+  add_remote_flags(*args.replay, args.remote);
   args.replay->add_option("id", args.id, "the inbox id (inb_...)")->required();
   add_audit_flags(*args.replay, args.reason, args.actor);
   return inbox;
 }
 
 int run_inbox(const InboxArgs& args, std::ostream& out, std::ostream& err) {
+  if (!args.remote.url.empty()) return run_remote(args, out, err);
   const auto config = load_config(args.config, "inbox", err);
   if (!config) return kExitUsage;
   auto opened = app::open_store(*config);
