@@ -98,12 +98,14 @@ std::optional<std::int64_t> parse_time_flag(std::string_view text) {
 
 CLI::App* add_dlq_command(CLI::App& app, DlqArgs& args) {
   CLI::App* dlq = app.add_subcommand(
-      "dlq", "The outbound dead-letter queue: list, replay, discard (from the database)");
+      "dlq",
+      "The outbound dead-letter queue: list, replay, discard (database, or hookd with --url)");
   dlq->require_subcommand(1);
   const CLI::Validator time_check(time_flag_problem, "", "RFC 3339 or Unix ms");
 
   args.list = dlq->add_subcommand("list", "List dead letters, newest first");
   add_config_flags(*args.list, args.config);
+  add_remote_flags(*args.list, args.remote);
   args.list->add_option("--app", args.app, "only this application (id or uid)");
   args.list->add_option("--endpoint", args.endpoint, "only this endpoint id");
   args.list->add_option("--since", args.since, "dead at or after this time (RFC 3339 or Unix ms)")
@@ -117,6 +119,7 @@ CLI::App* add_dlq_command(CLI::App& app, DlqArgs& args) {
   args.replay = dlq->add_subcommand(
       "replay", "Deliver dead letters again: back to pending, attempts reset (audited)");
   add_config_flags(*args.replay, args.config);
+  add_remote_flags(*args.replay, args.remote);
   args.replay->add_option("ids", args.ids, "delivery ids (del_...)")->required();
   args.replay->add_option("--to-endpoint", args.to_endpoint,
                           "deliver to this endpoint of the same application instead");
@@ -125,6 +128,7 @@ CLI::App* add_dlq_command(CLI::App& app, DlqArgs& args) {
   args.discard = dlq->add_subcommand(
       "discard", "Give dead letters up for good: they leave the list (audited)");
   add_config_flags(*args.discard, args.config);
+  add_remote_flags(*args.discard, args.remote);
   args.discard->add_option("ids", args.ids, "delivery ids (del_...)")->required();
   add_audit_flags(*args.discard, args.reason, args.actor);
   return dlq;
@@ -141,6 +145,7 @@ int run_dlq_on(store::Store& store, const DlqArgs& args, std::ostream& out, std:
 }
 
 int run_dlq(const DlqArgs& args, std::ostream& out, std::ostream& err) {
+  if (!args.remote.url.empty()) return run_dlq_remote(args, out, err);
   const auto config = load_config(args.config, "dlq", err);
   if (!config) return kExitUsage;
   auto opened = app::open_store(*config);

@@ -10,6 +10,9 @@
 //     same application; one `dlq.replay` audit entry per delivery.
 //   hookd dlq discard <delivery id>... --reason R [--actor A]
 //     — dead → discarded (kept, no longer listed); one `dlq.discard` audit entry each.
+// With --url (or HOOKD_URL) and --token (or HOOKD_TOKEN) each form goes through a running
+// hookd's API instead (GET /api/v1/hookd/dlq, POST …/dlq/replay, …/dlq/discard), audited under
+// the token's name (--actor is not used); see dlq_remote.cpp.
 // Replay and discard are all or nothing: when any id is unknown or not dead, every such id
 // is named and nothing is changed.
 // Exit 0 on success, 1 when the database cannot be read or written, an id is unknown or not
@@ -27,6 +30,7 @@
 
 #include "cli/audit_flags.hpp"
 #include "cli/config_flags.hpp"
+#include "cli/remote_api.hpp"
 
 namespace CLI {
 class App;
@@ -40,6 +44,7 @@ namespace hookd::cli {
 
 struct DlqArgs {
   ConfigFlags config;
+  RemoteFlags remote;
   std::optional<std::string> app;          // list: id or uid
   std::optional<std::string> endpoint;     // list
   std::optional<std::string> since;        // list: RFC 3339 or Unix ms (checked while parsing)
@@ -56,6 +61,9 @@ struct DlqArgs {
 };
 
 CLI::App* add_dlq_command(CLI::App& app, DlqArgs& args);
+
+// The --url forms (dlq_remote.cpp).
+int run_dlq_remote(const DlqArgs& args, std::ostream& out, std::ostream& err);
 
 // Opens the configured database and runs the chosen subcommand on it.
 int run_dlq(const DlqArgs& args, std::ostream& out, std::ostream& err);

@@ -117,18 +117,10 @@ int replay(store::Store& store, const InboxArgs& args, std::ostream& out, std::o
   return kExitOk;
 }
 
-std::string query_part(const char* name, const std::optional<std::string>& value) {
-  return value ? std::string("&") + name + "=" + path_segment(*value) : std::string();
-}
-
 void print_remote_list(const nlohmann::json& page, std::ostream& out) {
   out << "ID\tSOURCE\tEVENT ID\tSTATUS\tATTEMPTS\tENTITY\tLAST ERROR\n";
   for (const auto& e : page.value("data", nlohmann::json::array())) {
-    auto text = [&e](const char* key) {
-      auto it = e.find(key);
-      if (it == e.end() || it->is_null()) return std::string("-");
-      return it->is_string() ? it->get<std::string>() : it->dump();
-    };
+    auto text = [&e](const char* key) { return json_cell(e, key); };
     out << text("id") << '\t' << text("source") << '\t' << text("eventId") << '\t' << text("status")
         << '\t' << text("attempts") << '\t' << text("entityKey") << '\t' << text("lastError")
         << '\n';

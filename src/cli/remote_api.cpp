@@ -98,6 +98,20 @@ int report_failure(const RemoteAnswer& answer, const char* command, std::ostream
   return 1;
 }
 
+std::string json_cell(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return "-";
+  std::string text = it->is_string() ? it->get<std::string>() : it->dump();
+  for (char& c : text) {
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+std::string query_part(const char* name, const std::optional<std::string>& value) {
+  return value ? std::string("&") + name + "=" + path_segment(*value) : std::string();
+}
+
 std::string path_segment(std::string_view segment) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   if (segment == "." || segment == "..") return segment == "." ? "%2E" : "%2E%2E";

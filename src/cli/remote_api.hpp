@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -43,6 +44,13 @@ int report_failure(const RemoteAnswer& answer, const char* command, std::ostream
 
 // Checks --url/--token are set; prints what is missing and returns false otherwise.
 bool remote_flags_complete(const RemoteFlags& flags, const char* command, std::ostream& err);
+
+// A table cell from one member of an API object: strings as they are, null or absent as "-",
+// other values as JSON; tabs and newlines become spaces so a row stays one line.
+std::string json_cell(const nlohmann::json& object, const char* key);
+
+// "&name=<escaped value>" when `value` is set, else "".
+std::string query_part(const char* name, const std::optional<std::string>& value);
 
 // `segment` escaped for a URL path (ids and uids are [A-Za-z0-9_.-] in practice; anything else
 // is percent-encoded so a hostile id cannot change the route).

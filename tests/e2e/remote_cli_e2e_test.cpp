@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -179,6 +180,65 @@ TEST(RemoteInboxCliE2E, ListShowWithTheEntityStateAndReplayThroughTheApi) {
   EXPECT_EQ(event["entity"].value("state", ""), "sent") << shown.out;
   EXPECT_EQ(remote(hookd, {"inbox", "replay", id, "--reason", "again"}).exit_code, 1);
   EXPECT_EQ(remote(hookd, {"inbox", "show", "inb_unknown"}).exit_code, 1);
+}
+
+// `hookd dlq list|replay|discard --url`: the dead letters the API lists, a replay the daemon
+// delivers, a discard, both all-or-nothing and audited under the token's name, whatever --actor
+// says.
+TEST(RemoteDlqCliE2E, ListReplayAndDiscardThroughTheApi) {
+  TestReceiver receiver;
+  receiver.set_path("/hook", ReceiverBehavior::respond(400));  // not retryable: dead at once
+  receiver.start();
+  HookdProcess hookd;
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  ApiClient api(hookd);
+  const std::string app = api.create_app("remote-dlq");
+  const std::string endpoint = api.create_endpoint(app, receiver.url("/hook"));
+  const std::string first = api.publish(app, "a.b", {{"n", 1}}).json().value("id", "");
+  const std::string second = api.publish(app, "a.b", {{"n", 2}}).json().value("id", "");
+
+  std::map<std::string, std::string> dead;  // message id -> delivery id
+  ASSERT_TRUE(eventually([&] {
+    const auto listed = remote(hookd, {"dlq", "list", "--app", app, "--json"});
+    dead.clear();
+    for (const auto& d : nlohmann::json::parse(listed.out, nullptr, false)) {
+      dead[d.value("msgId", "")] = d.value("id", "");
+    }
+    return dead.size() == 2;
+  }));
+  const auto table = remote(hookd, {"dlq", "list", "--endpoint", endpoint, "--since", "0"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find(dead[first] + '\t' + first + '\t' + endpoint + "\t1\t400\t"),
+            std::string::npos)
+      << table.out;
+  EXPECT_EQ(remote(hookd, {"dlq", "list", "--app", "app_unknown"}).exit_code, 1);
+
+  // All or nothing: one unknown id, nothing changes.
+  const auto mixed =
+      remote(hookd, {"dlq", "replay", dead[first], "del_unknown", "--reason", "fixed"});
+  EXPECT_EQ(mixed.exit_code, 1) << mixed.out;
+  receiver.set_path("/hook", ReceiverBehavior::respond(200));
+  const auto replayed =
+      remote(hookd, {"dlq", "replay", dead[first], "--reason", "fixed", "--actor", "bob"});
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+  EXPECT_EQ(replayed.out, "replayed 1 dead letter\n");
+  ASSERT_TRUE(eventually([&] { return receiver.processed_for_webhook_id(first) == 1; }));
+  const auto discarded =
+      remote(hookd, {"dlq", "discard", dead[second], "--reason", "obsolete", "--actor", "bob"});
+  ASSERT_EQ(discarded.exit_code, 0) << discarded.err;
+  EXPECT_EQ(discarded.out, "discarded 1 dead letter\n");
+  EXPECT_EQ(remote(hookd, {"dlq", "discard", dead[second], "--reason", "again"}).exit_code, 1);
+  EXPECT_EQ(receiver.count_for_webhook_id(second), 1u);  // never delivered again
+
+  for (const char* action : {"dlq.replay", "dlq.discard"}) {
+    const auto audit =
+        hookd.get(std::string("/api/v1/hookd/audit?action=") + action).json()["data"];
+    ASSERT_EQ(audit.size(), 1u) << action << audit.dump();
+    // The token's name (`serve --token` names it "cli"), never what the caller claims.
+    EXPECT_EQ(audit[0].value("actor", ""), "cli") << audit.dump();
+    EXPECT_EQ(audit[0].value("reason", ""),
+              std::string(action) == "dlq.replay" ? "fixed" : "obsolete");
+  }
 }
 
 }  // namespace
