@@ -107,6 +107,7 @@ CLI::App* add_idem_command(CLI::App& app, IdemArgs& args) {
   idem->require_subcommand(1);
   args.list = idem->add_subcommand("list", "List idempotency keys, newest first");
   add_config_flags(*args.list, args.config);
+  add_remote_flags(*args.list, args.remote);
   args.list->add_option("--proxy", args.proxy, "only this [[proxy]]");
   args.list->add_option("--state", args.state,
                         "only this state (claimed, completed, not_replayable, unknown)");
@@ -116,6 +117,7 @@ CLI::App* add_idem_command(CLI::App& app, IdemArgs& args) {
   args.resolve = idem->add_subcommand(
       "resolve", "Resolve a key whose outcome is unknown (audited): completed or not_executed");
   add_config_flags(*args.resolve, args.config);
+  add_remote_flags(*args.resolve, args.remote);
   args.resolve->add_option("id", args.id, "the key's id (idk_...)")->required();
   args.resolve->add_option("--outcome", args.outcome, "completed | not_executed")
       ->required()
@@ -134,6 +136,7 @@ int run_idem(const IdemArgs& args, std::ostream& out, std::ostream& err) {
     err << "hookd idem resolve: --status is only for --outcome completed\n";
     return kExitUsage;
   }
+  if (!args.remote.url.empty()) return run_idem_remote(args, out, err);
   const auto config = load_config(args.config, "idem", err);
   if (!config) return kExitUsage;
   auto opened = app::open_store(*config);

@@ -7,6 +7,9 @@
 //     completed: the key becomes replayable (with the given answer, or a note naming who
 //     resolved it); not_executed: the key is released and the client's next retry is sent.
 //     Only an unknown key can be resolved. Audited (`proxy_key.resolve`).
+// With --url (or HOOKD_URL) and --token (or HOOKD_TOKEN) both forms go through a running
+// hookd's API instead (GET /api/v1/hookd/idempotency, POST …/{id}/resolve), audited under the
+// token's name (--actor is not used); see idem_remote.cpp.
 // Exit 0 on success, 1 when the database cannot be read or written, the key does not exist or
 // is not unknown, 2 for bad flags or configuration.
 // Thread-safety: call from main only.
@@ -18,6 +21,7 @@
 
 #include "cli/audit_flags.hpp"
 #include "cli/config_flags.hpp"
+#include "cli/remote_api.hpp"
 
 namespace CLI {
 class App;
@@ -27,6 +31,7 @@ namespace hookd::cli {
 
 struct IdemArgs {
   ConfigFlags config;
+  RemoteFlags remote;
   std::optional<std::string> proxy;
   std::optional<std::string> state;
   int limit = 50;
@@ -45,5 +50,8 @@ struct IdemArgs {
 CLI::App* add_idem_command(CLI::App& app, IdemArgs& args);
 
 int run_idem(const IdemArgs& args, std::ostream& out, std::ostream& err);
+
+// The --url forms (idem_remote.cpp).
+int run_idem_remote(const IdemArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace hookd::cli

@@ -14,6 +14,7 @@
 #include "e2e/e2e_support.hpp"
 #include "e2e/hookd_process.hpp"
 #include "e2e/inbound_helpers.hpp"
+#include "e2e/proxy_helpers.hpp"
 #include "support/test_receiver.hpp"
 
 namespace hookd::e2e {
@@ -239,6 +240,40 @@ TEST(RemoteDlqCliE2E, ListReplayAndDiscardThroughTheApi) {
     EXPECT_EQ(audit[0].value("reason", ""),
               std::string(action) == "dlq.replay" ? "fixed" : "obsolete");
   }
+}
+
+// `hookd idem list|resolve --url`: an unknown outcome is listed and resolved through the API;
+// the next call with the key gets the answer the person gave, the upstream is not called again.
+TEST(RemoteIdemCliE2E, AnUnknownKeyIsListedAndResolvedThroughTheApi) {
+  CountingUpstream upstream;
+  HookdProcess hookd(proxy_config(upstream.url()));
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  ASSERT_EQ(proxied(hookd, "k-hang", "hang").status, 504);
+  const auto listed = remote(hookd, {"idem", "list", "--state", "unknown", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto keys = nlohmann::json::parse(listed.out, nullptr, false);
+  ASSERT_TRUE(keys.is_array() && keys.size() == 1u) << listed.out;
+  EXPECT_EQ(keys[0].value("key", ""), "k-hang");
+  const std::string id = keys[0].value("id", "");
+  const auto table = remote(hookd, {"idem", "list", "--proxy", "esign"});
+  EXPECT_NE(table.out.find(id + "\tesign\tk-hang\tunknown\t"), std::string::npos) << table.out;
+
+  EXPECT_EQ(remote(hookd, {"idem", "resolve", id, "--outcome", "completed"}).exit_code, 2);
+  const auto resolved =
+      remote(hookd, {"idem", "resolve", id, "--outcome", "completed", "--status", "201", "--body",
+                     R"({"contract":"c_by_hand"})", "--reason", "checked upstream"});
+  ASSERT_EQ(resolved.exit_code, 0) << resolved.err;
+  EXPECT_EQ(nlohmann::json::parse(resolved.out).value("state", ""), "completed") << resolved.out;
+  const auto again = proxied(hookd, "k-hang", "hang");
+  EXPECT_EQ(again.status, 201) << again.body;
+  EXPECT_EQ(again.body, R"({"contract":"c_by_hand"})");
+  EXPECT_EQ(upstream.requests(), 1u) << "a resolved key was sent again";
+  EXPECT_EQ(remote(hookd, {"idem", "resolve", id, "--outcome", "not_executed", "--reason", "x"})
+                .exit_code,
+            1);  // only an unknown key can be resolved
+  const auto audit = hookd.get("/api/v1/hookd/audit?action=proxy_key.resolve").json()["data"];
+  ASSERT_EQ(audit.size(), 1u) << audit.dump();
+  EXPECT_EQ(audit[0].value("reason", ""), "checked upstream");
 }
 
 }  // namespace
