@@ -35,15 +35,9 @@ int list(const DlqArgs& args, std::ostream& out, std::ostream& err) {
           query_part("endpoint_id", args.endpoint) + query_part("since", api_time(args.since)) +
           query_part("until", api_time(args.until)));
   if (int code = report_failure(answer, kDlq, err); code != 0) return code;
-  auto page = nlohmann::json::parse(answer.body, nullptr, false);
-  nlohmann::json rows =
-      page.is_object() ? page.value("data", nlohmann::json::array()) : nlohmann::json::array();
-  if (args.json) {
-    out << rows.dump(2) << '\n';
-  } else {
-    print_rows(rows, out);
-  }
-  if (page.is_object() && !page.value("done", true)) {
+  bool done = true;
+  print_page(page_rows(answer, done), args.json, print_rows, out);
+  if (!done) {
     err << "hookd dlq list: more dead letters match than --limit " << args.limit
         << "; narrow them with --app, --endpoint, --since or --until\n";
   }

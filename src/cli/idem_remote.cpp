@@ -29,14 +29,8 @@ int list(const IdemArgs& args, std::ostream& out, std::ostream& err) {
                "/api/v1/hookd/idempotency?limit=" + std::to_string(args.limit) +
                    query_part("proxy", args.proxy) + query_part("state", args.state));
   if (int code = report_failure(answer, kIdem, err); code != 0) return code;
-  auto page = nlohmann::json::parse(answer.body, nullptr, false);
-  nlohmann::json rows =
-      page.is_object() ? page.value("data", nlohmann::json::array()) : nlohmann::json::array();
-  if (args.json) {
-    out << rows.dump(2) << '\n';
-  } else {
-    print_rows(rows, out);
-  }
+  bool done = true;
+  print_page(page_rows(answer, done), args.json, print_rows, out);
   return kExitOk;
 }
 

@@ -98,6 +98,21 @@ int report_failure(const RemoteAnswer& answer, const char* command, std::ostream
   return 1;
 }
 
+nlohmann::json page_rows(const RemoteAnswer& answer, bool& done) {
+  auto page = nlohmann::json::parse(answer.body, nullptr, false);
+  done = !page.is_object() || page.value("done", true);
+  return page.is_object() ? page.value("data", nlohmann::json::array()) : nlohmann::json::array();
+}
+
+void print_page(const nlohmann::json& rows, bool json,
+                void (*table)(const nlohmann::json&, std::ostream&), std::ostream& out) {
+  if (json) {
+    out << rows.dump(2) << '\n';
+  } else {
+    table(rows, out);
+  }
+}
+
 std::string json_cell(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return "-";

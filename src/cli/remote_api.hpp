@@ -45,6 +45,14 @@ int report_failure(const RemoteAnswer& answer, const char* command, std::ostream
 // Checks --url/--token are set; prints what is missing and returns false otherwise.
 bool remote_flags_complete(const RemoteFlags& flags, const char* command, std::ostream& err);
 
+// The `data` rows of a page answer (an empty array when the body is not a page); `done` is set
+// to the page's `done` (true when absent).
+nlohmann::json page_rows(const RemoteAnswer& answer, bool& done);
+
+// Prints a page's rows: as JSON with `json`, else through `table`.
+void print_page(const nlohmann::json& rows, bool json,
+                void (*table)(const nlohmann::json&, std::ostream&), std::ostream& out);
+
 // A table cell from one member of an API object: strings as they are, null or absent as "-",
 // other values as JSON; tabs and newlines become spaces so a row stays one line.
 std::string json_cell(const nlohmann::json& object, const char* key);
