@@ -191,10 +191,11 @@ int act(store::Store& store, const config::Config& config, Clock& clock, const R
 CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args) {
   CLI::App* rec = app.add_subcommand(
       "reconcile",
-      "The reconciler's differences and runs: list, runs, show, resolve, run (database)");
+      "The reconciler's differences and runs: list, runs, show, resolve, run (database, or --url)");
   rec->require_subcommand(1);
   args.list = rec->add_subcommand("list", "List differences, newest first");
   add_config_flags(*args.list, args.config);
+  add_remote_flags(*args.list, args.remote);
   args.list->add_option("--source", args.source, "only this source");
   args.list->add_option("--state", args.state, "only this state (open, repaired, resolved)");
   args.list->add_option("--kind", args.kind,
@@ -204,16 +205,19 @@ CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args) {
   args.list->add_flag("--json", args.json, "print JSON instead of a table");
   args.runs = rec->add_subcommand("runs", "List reconcile runs, newest first");
   add_config_flags(*args.runs, args.config);
+  add_remote_flags(*args.runs, args.remote);
   args.runs->add_option("--source", args.source, "only this source");
   args.runs->add_option("--limit", args.limit, "at most this many (1-250)")
       ->check(CLI::Range(1, 250));
   args.runs->add_flag("--json", args.json, "print JSON instead of a table");
   args.show = rec->add_subcommand("show", "Show one difference with its evidence and actions");
   add_config_flags(*args.show, args.config);
+  add_remote_flags(*args.show, args.remote);
   args.show->add_option("id", args.id, "the difference id (rcd_...)")->required();
   args.resolve = rec->add_subcommand(
       "resolve", "Repair, ignore or correct the state of an open difference (audited)");
   add_config_flags(*args.resolve, args.config);
+  add_remote_flags(*args.resolve, args.remote);
   args.resolve->add_option("id", args.id, "the difference id (rcd_...)")->required();
   args.resolve->add_option("--action", args.action, "repair, ignore or correct_state")->required();
   args.resolve->add_option("--state", args.to_state, "correct_state: the entity's state");
@@ -221,6 +225,7 @@ CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args) {
   args.run = rec->add_subcommand(
       "run", "Run the source's reconciler once now, here (its feed, stuck and parked checks)");
   add_config_flags(*args.run, args.config);
+  add_remote_flags(*args.run, args.remote);
   args.run->add_option("source", args.run_source, "a [[source]] with [source.reconcile]")
       ->required();
   args.run->add_flag("--json", args.json, "print the closed run as JSON");
@@ -236,6 +241,7 @@ int run_reconcile_on(store::Store& store, const config::Config& config, Clock& c
 }
 
 int run_reconcile(const ReconcileArgs& args, std::ostream& out, std::ostream& err) {
+  if (!args.remote.url.empty()) return run_reconcile_remote(args, out, err);
   const auto config = load_config(args.config, "reconcile", err);
   if (!config) return kExitUsage;
   auto opened = app::open_store(*config);

@@ -14,6 +14,9 @@
 // event through the inbound insert or releases a parked event; correct_state sets the
 // entity's state, terminal when the source's terminal_states list it); run takes the
 // source's lease like a daemon's run (exit 1 while another node runs it).
+// With --url (or HOOKD_URL) and --token (or HOOKD_TOKEN) every form goes through a running
+// hookd's API instead (/api/v1/hookd/reconcile/…; `run` starts the daemon's run and waits for it
+// to close, within --timeout-ms), audited under the token's name; see reconcile_remote.cpp.
 // Exit 0 on success; 1 when the database cannot be read or written, the difference does not
 // exist or is not open, or the run failed or its source is leased elsewhere; 2 for bad flags,
 // configuration, an unknown source or an action that does not fit the difference.
@@ -26,6 +29,7 @@
 
 #include "cli/audit_flags.hpp"
 #include "cli/config_flags.hpp"
+#include "cli/remote_api.hpp"
 #include "config/config.hpp"
 #include "hookd/env.hpp"
 #include "store/store.hpp"
@@ -38,6 +42,7 @@ namespace hookd::cli {
 
 struct ReconcileArgs {
   ConfigFlags config;
+  RemoteFlags remote;
   std::optional<std::string> source;
   std::optional<std::string> state;
   std::optional<std::string> kind;
@@ -59,6 +64,9 @@ struct ReconcileArgs {
 CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args);
 
 int run_reconcile(const ReconcileArgs& args, std::ostream& out, std::ostream& err);
+
+// The --url forms (reconcile_remote.cpp).
+int run_reconcile_remote(const ReconcileArgs& args, std::ostream& out, std::ostream& err);
 
 // The subcommand that was parsed, on an open store (the tests' entry point).
 int run_reconcile_on(store::Store& store, const config::Config& config, Clock& clock,

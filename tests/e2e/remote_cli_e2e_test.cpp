@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "e2e/api_client.hpp"
 #include "e2e/e2e_support.hpp"
@@ -274,6 +275,70 @@ TEST(RemoteIdemCliE2E, AnUnknownKeyIsListedAndResolvedThroughTheApi) {
   const auto audit = hookd.get("/api/v1/hookd/audit?action=proxy_key.resolve").json()["data"];
   ASSERT_EQ(audit.size(), 1u) << audit.dump();
   EXPECT_EQ(audit[0].value("reason", ""), "checked upstream");
+}
+
+// `hookd reconcile run|list|show|resolve|runs --url`: the daemon's reconciler finds an entity
+// left in "sent" that the provider says is "signed" (a state_mismatch); the CLI runs it, waits for the run to
+// close, lists and shows the difference, and a person corrects the state through the API.
+TEST(RemoteReconcileCliE2E, RunListShowAndResolveAStateMismatchThroughTheApi) {
+  TestReceiver app;
+  app.set_default(ReceiverBehavior::respond(200));
+  app.start();
+  TestReceiver provider;  // the contract is signed at the provider, "sent" here
+  provider.set_handler([](const testing::ReceivedRequest&) {
+    return ReceiverBehavior::respond(200, R"({"status":"signed"})");
+  });
+  provider.start();
+  const std::string sources =
+      inbound::standard_source("esign", app.url("/app"),
+                               "entity_key = \"/contract\"\nstate = \"/state\"\n"
+                               "terminal_states = [\"signed\"]") +
+      "[source.reconcile]\ninterval = \"0\"\nstatus_url = \"" + provider.url("") +
+      "/contracts/{entity}\"\nstatus_state = \"/status\"\nstuck_after = \"1s\"\n"
+      "repair = \"manual\"\n";
+  HookdProcess hookd(inbound::config_with_sources(sources));
+  ASSERT_TRUE(hookd.start()) << hookd.last_error();
+  ASSERT_EQ(
+      inbound::send_event(hookd, "esign", "c-1", R"({"contract":"c-1","state":"sent"})").status,
+      200);
+  ASSERT_TRUE(app.wait_for_requests(1, std::chrono::seconds(20)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // past stuck_after
+
+  EXPECT_EQ(remote(hookd, {"reconcile", "run", "nosuch"}).exit_code, 1);
+  const auto ran = remote(hookd, {"reconcile", "run", "esign", "--json"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  const auto run = nlohmann::json::parse(ran.out, nullptr, false);
+  EXPECT_EQ(run.value("state", ""), "finished") << ran.out;  // waited for it to close
+  EXPECT_EQ(run.value("differencesFound", -1), 1) << ran.out;
+
+  const auto listed = remote(hookd, {"reconcile", "list", "--state", "open", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto open = nlohmann::json::parse(listed.out, nullptr, false);
+  ASSERT_TRUE(open.is_array() && open.size() == 1u) << listed.out;
+  EXPECT_EQ(open[0].value("kind", ""), "state_mismatch");
+  const std::string id = open[0].value("id", "");
+  const auto table = remote(hookd, {"reconcile", "list", "--source", "esign"});
+  EXPECT_NE(table.out.find(id + "\tesign\tstate_mismatch\topen\t"), std::string::npos) << table.out;
+  const auto shown = remote(hookd, {"reconcile", "show", id});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("signed"), std::string::npos) << shown.out;
+
+  EXPECT_EQ(remote(hookd,
+                   {"reconcile", "resolve", id, "--action", "correct_state", "--reason", "checked"})
+                .exit_code,
+            1);  // correct_state needs --state: hookd says so (422)
+  const auto resolved = remote(hookd, {"reconcile", "resolve", id, "--action", "correct_state",
+                                       "--state", "signed", "--reason", "provider says signed"});
+  ASSERT_EQ(resolved.exit_code, 0) << resolved.err;
+  const auto after = remote(hookd, {"reconcile", "list", "--state", "open", "--json"});
+  EXPECT_TRUE(nlohmann::json::parse(after.out, nullptr, false).empty()) << after.out;
+  const auto runs = remote(hookd, {"reconcile", "runs", "--source", "esign"});
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_NE(runs.out.find(run.value("id", "") + "\tesign\tapi\t"), std::string::npos) << runs.out;
+  const auto audit =
+      hookd.get("/api/v1/hookd/audit?action=reconcile.difference.resolve").json()["data"];
+  ASSERT_EQ(audit.size(), 1u) << audit.dump();
+  EXPECT_EQ(audit[0].value("reason", ""), "provider says signed");
 }
 
 }  // namespace
