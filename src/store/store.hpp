@@ -17,6 +17,7 @@
 
 #include "hookd/result.hpp"
 #include "store/attempted.hpp"
+#include "store/retention.hpp"
 #include "store/model.hpp"
 #include "store/paging.hpp"
 #include "store/reconcile.hpp"
@@ -526,7 +527,6 @@ class IdempotencyStore {
   // Forget a key (upstream provably not called, or an operator resolved it).
   virtual Status idem_release(const std::string& scope, const std::string& key) = 0;
   virtual Result<IdempotencyRecord> idem_get(const std::string& scope, const std::string& key) = 0;
-  virtual Result<int> idem_purge_expired() = 0;
 };
 
 // ---- the idempotency gateway's keys (docs/proxy.md) ----
@@ -622,8 +622,6 @@ class ProxyKeyStore {
                                          std::optional<AuditEntry> audit) = 0;
   // Per proxy with unknown keys: how many and the oldest (metrics gauges).
   virtual Result<std::vector<ProxyUnknownStat>> proxy_unknown_stats() = 0;
-  // Deletes completed / not_replayable rows past expires_at (never claimed or unknown ones).
-  virtual Result<int> proxy_purge_expired() = 0;
 };
 
 // ---- audit log ----
@@ -670,6 +668,7 @@ class Store : public ApplicationStore,
               public DeliveryStore,
               public AttemptStore,
               public AttemptedStore,
+              public RetentionStore,
               public FeedStore,
               public InboxStore,
               public IdempotencyStore,

@@ -102,7 +102,6 @@ class FakeKeyStore final : public store::ProxyKeyStore {
     return fail(ErrorCode::kNotFound, "no such key");
   }
   Result<std::vector<store::ProxyUnknownStat>> proxy_unknown_stats() override { return {}; }
-  Result<int> proxy_purge_expired() override { return 0; }
 
   // Test access.
   std::optional<store::ProxyKey> find(const std::string& key) {

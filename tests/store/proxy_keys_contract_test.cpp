@@ -642,6 +642,17 @@ TEST_P(ProxyKeyTest, UnknownStatsCountPerProxyWithTheOldest) {
   EXPECT_EQ(by_proxy["billing"].oldest_at, b.updated_at);
 }
 
+// The retention purge of expired keys (store/retention.hpp), one batch of up to 100.
+int purge_expired_keys(Store& store, RetentionKind kind, Millis now) {
+  PurgeRequest r;
+  r.kind = kind;
+  r.settled_before = now;
+  r.limit = 100;
+  auto b = store.purge_batch(r);
+  EXPECT_TRUE(b.has_value());
+  return b ? b->deleted : -1;
+}
+
 TEST_P(ProxyKeyTest, PurgeDeletesOnlyExpiredAnswers) {
   auto answered = [&](const std::string& key, To to, std::int64_t ttl) {
     ProxyKey k = claim(claim_of(key)).key;
@@ -656,16 +667,16 @@ TEST_P(ProxyKeyTest, PurgeDeletesOnlyExpiredAnswers) {
   ProxyKey stale_claim = claim(claim_of("stale-claim")).key;  // lease long over, not swept
   ProxyKey unknown = unknown_key("unknown");                  // the clock moves by 1 ms
   clock_.advance(998);
-  EXPECT_EQ(store_->proxy_purge_expired().value(), 0);
+  EXPECT_EQ(purge_expired_keys(*store_, RetentionKind::kProxyKeys, clock_.now_ms()), 0);
   clock_.advance(10 * kLease);
-  EXPECT_EQ(store_->proxy_purge_expired().value(), 2);
+  EXPECT_EQ(purge_expired_keys(*store_, RetentionKind::kProxyKeys, clock_.now_ms()), 2);
   EXPECT_EQ(store_->proxy_get(old_done.id).error().code, ErrorCode::kNotFound);
   EXPECT_EQ(store_->proxy_get(old_big.id).error().code, ErrorCode::kNotFound);
   EXPECT_EQ(get(young.id).state, ProxyKeyState::kCompleted);
   EXPECT_EQ(get(stale_claim.id).state, ProxyKeyState::kClaimed);
   EXPECT_EQ(get(unknown.id).state, ProxyKeyState::kUnknown);
   clock_.advance(100 * kTtl);
-  EXPECT_EQ(store_->proxy_purge_expired().value(), 1);
+  EXPECT_EQ(purge_expired_keys(*store_, RetentionKind::kProxyKeys, clock_.now_ms()), 1);
   EXPECT_EQ(get(stale_claim.id).state, ProxyKeyState::kClaimed) << "never claimed ones";
   EXPECT_EQ(get(unknown.id).state, ProxyKeyState::kUnknown) << "never unknown ones";
 }

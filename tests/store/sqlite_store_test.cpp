@@ -56,6 +56,43 @@ TEST_F(SqliteStoreTest, UsesWalAndRecordsEachMigrationOnce) {
   EXPECT_EQ(store->schema_version().value(), sqlite::migrations().back().version);
 }
 
+TEST_F(SqliteStoreTest, ANewDatabaseGivesPurgedPagesBackAnOldOneKeepsThem) {  // retention
+  auto store = open();
+  EXPECT_EQ(query_text("PRAGMA auto_vacuum"), "2");  // INCREMENTAL, chosen before any table
+  for (int i = 0; i < 400; ++i) {
+    AuditEntry a = audit_entry("bulk", "t" + std::to_string(i), std::string(2000, 'x'));
+    ASSERT_TRUE(store->append_audit(a).has_value());
+  }
+  const auto pages_before = std::stoll(query_text("PRAGMA page_count"));
+  clock_.advance(2);
+  PurgeRequest purge;
+  purge.kind = RetentionKind::kAudit;
+  purge.settled_before = clock_.now_ms();
+  purge.limit = 1000;
+  ASSERT_EQ(store->purge_batch(purge).value().deleted, 400);
+  EXPECT_GT(std::stoll(query_text("PRAGMA freelist_count")), 100);
+  std::int64_t reclaimed = 0;
+  for (int i = 0; i < 100; ++i) {
+    auto step = store->reclaim_space(50);
+    ASSERT_TRUE(step.has_value()) << step.error().message;
+    reclaimed += *step;
+    if (*step < 50) break;
+  }
+  EXPECT_GT(reclaimed, 100);
+  EXPECT_EQ(query_text("PRAGMA freelist_count"), "0");
+  EXPECT_LT(std::stoll(query_text("PRAGMA page_count")), pages_before - 100);
+  store.reset();
+  // A database created before version 12 (auto_vacuum NONE) stays as it is: nothing to give.
+  std::filesystem::remove(path_);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE older (x)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  store = open();
+  EXPECT_EQ(query_text("PRAGMA auto_vacuum"), "0");
+  EXPECT_EQ(store->reclaim_space(50).value(), 0);
+}
+
 TEST_F(SqliteStoreTest, FreshDatabaseHasVersionZeroUntilMigrated) {
   SqliteOptions opts;
   opts.path = path_;

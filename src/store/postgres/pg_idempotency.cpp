@@ -111,12 +111,4 @@ Result<IdempotencyRecord> PgStore::idem_get(const std::string& scope, const std:
   return read([&](PgConnection& c) { return load_key(c, scope, key); });
 }
 
-Result<int> PgStore::idem_purge_expired() {
-  return write([&](PgConnection& c) -> Result<int> {
-    HOOKD_TRY(rows, c.query("DELETE FROM idempotency_keys WHERE expires_at <= $1",
-                            Params().add(clock_.now_ms())));
-    return static_cast<int>(rows.affected());
-  });
-}
-
 }  // namespace hookd::store::postgres

@@ -279,13 +279,4 @@ Result<std::vector<ProxyUnknownStat>> PgStore::proxy_unknown_stats() {
   });
 }
 
-Result<int> PgStore::proxy_purge_expired() {
-  return write([&](PgConnection& c) -> Result<int> {
-    HOOKD_TRY(rows, c.query("DELETE FROM proxy_keys WHERE state IN ('completed', "
-                            "'not_replayable') AND expires_at > 0 AND expires_at <= $1",
-                            Params().add(clock_.now_ms())));
-    return static_cast<int>(rows.affected());
-  });
-}
-
 }  // namespace hookd::store::postgres

@@ -365,6 +365,12 @@ constexpr std::string_view kV11DeliveryTrigger = R"sql(
 ALTER TABLE deliveries ADD COLUMN trigger TEXT NOT NULL DEFAULT 'scheduled';
 )sql";
 
+// Version 12: retention deletes deliveries, and SQLite looks up each deleted delivery's attempts
+// (ON DELETE CASCADE) by this index; without it every deleted delivery scanned all attempts.
+constexpr std::string_view kV12AttemptsByDelivery = R"sql(
+CREATE INDEX attempts_by_delivery ON attempts(delivery_id);
+)sql";
+
 constexpr std::string_view kMigrationsTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   version    INTEGER PRIMARY KEY,
@@ -389,6 +395,7 @@ const std::vector<Migration>& migrations() {
       {9, "endpoint header naming", kV9EndpointHeaderNaming},
       {10, "background tasks", kV10BackgroundTasks},
       {11, "delivery trigger", kV11DeliveryTrigger},
+      {12, "attempts by delivery", kV12AttemptsByDelivery},
       // clang-format on
   };
   return kAll;

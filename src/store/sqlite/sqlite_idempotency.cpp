@@ -109,12 +109,4 @@ Result<IdempotencyRecord> SqliteStore::idem_get(const std::string& scope, const 
   return read([&](Connection& c) { return load_key(c, scope, key); });
 }
 
-Result<int> SqliteStore::idem_purge_expired() {
-  return write([&](Connection& c) -> Result<int> {
-    HOOKD_TRY(del, c.prepare("DELETE FROM idempotency_keys WHERE expires_at <= ?"));
-    HOOKD_CHECK(del.bind_all(clock_.now_ms()).run());
-    return static_cast<int>(c.changes());
-  });
-}
-
 }  // namespace hookd::store::sqlite

@@ -263,13 +263,4 @@ Result<std::vector<ProxyUnknownStat>> SqliteStore::proxy_unknown_stats() {
   });
 }
 
-Result<int> SqliteStore::proxy_purge_expired() {
-  return write([&](Connection& c) -> Result<int> {
-    HOOKD_TRY(del, c.prepare("DELETE FROM proxy_keys WHERE state IN ('completed', "
-                             "'not_replayable') AND expires_at > 0 AND expires_at <= ?"));
-    HOOKD_CHECK(del.bind_all(clock_.now_ms()).run());
-    return static_cast<int>(c.changes());
-  });
-}
-
 }  // namespace hookd::store::sqlite

@@ -130,6 +130,11 @@ class SqliteStore final : public Store {
   Result<Page<Attempt>> list_attempts(const AttemptFilter& filter,
                                       const PageRequest& page) override;
 
+  // RetentionStore (sqlite_retention.cpp)
+  Result<PurgeBatch> purge_batch(const PurgeRequest& request) override;
+  Result<std::vector<RetentionStat>> retention_stats() override;
+  Result<std::int64_t> reclaim_space(int max_pages) override;
+
   // AttemptedStore (sqlite_attempted.cpp)
   Result<Page<EndpointMessage>> list_endpoint_messages(const std::string& endpoint_id,
                                                        const EndpointMessageFilter& filter,
@@ -178,7 +183,6 @@ class SqliteStore final : public Store {
   Status idem_mark_unknown(const std::string& scope, const std::string& key) override;
   Status idem_release(const std::string& scope, const std::string& key) override;
   Result<IdempotencyRecord> idem_get(const std::string& scope, const std::string& key) override;
-  Result<int> idem_purge_expired() override;
 
   // ProxyKeyStore
   Result<ProxyWriteBatchResult> proxy_write_batch(const ProxyWriteBatch& batch) override;
@@ -189,7 +193,6 @@ class SqliteStore final : public Store {
   Result<ProxyKey> proxy_resolve(const std::string& id, const ProxyResolution& resolution,
                                  std::optional<AuditEntry> audit) override;
   Result<std::vector<ProxyUnknownStat>> proxy_unknown_stats() override;
-  Result<int> proxy_purge_expired() override;
 
   // AuditStore
   Result<AuditEntry> append_audit(AuditEntry entry) override;
