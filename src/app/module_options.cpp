@@ -259,4 +259,28 @@ net::HttpServerOptions server_options(const config::ServerConfig& server,
   return options;
 }
 
+store::PurgerOptions purger_options(const config::Config& config) {
+  using std::chrono::milliseconds;
+  const config::RetentionConfig& r = config.retention;
+  auto period = [](config::Duration d) -> std::optional<store::Millis> {
+    if (d == config::Duration::zero()) return std::nullopt;
+    return d.count();
+  };
+  store::PurgerOptions o;
+  o.policy.delivered = period(r.delivered);
+  o.policy.dead = period(r.dead);
+  o.policy.inbox = period(r.inbox);
+  o.policy.audit = period(r.audit);
+  o.policy.expired_keys = r.expired_keys;
+  o.interval = r.interval;
+  o.batch_size = r.batch_size;
+  o.pause = r.pause;
+  config::Duration longest_overlap{0};
+  for (const auto& source : config.sources) {
+    if (source.reconcile) longest_overlap = std::max(longest_overlap, source.reconcile->overlap);
+  }
+  o.reconcile_margin = (longest_overlap + std::chrono::days(1)).count();
+  return o;
+}
+
 }  // namespace hookd::app

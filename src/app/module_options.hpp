@@ -16,6 +16,7 @@
 #include "outbound/dispatcher.hpp"
 #include "proxy/gateway_options.hpp"
 #include "reconcile/reconcile_options.hpp"
+#include "store/retention_purger.hpp"
 
 namespace hookd::app {
 
@@ -47,6 +48,10 @@ proxy::GatewayOptions gateway_options(const config::Config& config, const std::s
 reconcile::ReconcileOptions reconcile_options(const config::ReconcileConfig& c,
                                               const config::ServerConfig& server,
                                               const std::string& node_id);
+
+// [retention] (a "0" period = unset: kept forever); reconcile_margin = the longest
+// [source.reconcile] overlap plus a day.
+store::PurgerOptions purger_options(const config::Config& config);
 
 // [server] on the parsed listen address; io_threads 0 = the hardware's threads (at least 2).
 net::HttpServerOptions server_options(const config::ServerConfig& server,

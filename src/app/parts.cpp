@@ -72,6 +72,7 @@ Status App::Parts::build(AppOptions options) {
                              dispatcher_options.node_id, alerts.get()});
   if (!reconcile_built) return std::unexpected(reconcile_built.error());
   reconcile = std::move(*reconcile_built);
+  purger = build_retention_purger(config, *store, storage->clock, registry, *logger);
   if (auto api_built = build_api(); !api_built) return api_built;
   auto inbound_built =
       InboundParts::build({config, *store, storage->clock, storage->random, registry, metrics.get(),
@@ -209,6 +210,8 @@ Status App::Parts::start() {
   proxy_started = true;
   if (auto reconciling = reconcile->start(); !reconciling) return reconciling;
   reconcile_started = true;
+  purger->start();  // the migrated store; its first pass a minute later
+  purger_started = true;
   if (auto listening = server->start(); !listening) return listening;
   server_started = true;
   ready = true;
@@ -228,6 +231,7 @@ void App::Parts::stop() {
   const auto deadline = std::chrono::steady_clock::now() + config.server.shutdown_grace;
   if (dispatcher_started) dispatcher->begin_stop(deadline);
   if (inbound_started) inbound->begin_stop(deadline);
+  if (purger_started) purger->stop();  // a pass ends at its next batch (milliseconds)
   const auto left = std::max(std::chrono::steady_clock::duration::zero(),
                              deadline - std::chrono::steady_clock::now());
   if (server_started) {
@@ -242,7 +246,7 @@ void App::Parts::stop() {
   if (publish_started) publish->stop();        // after its users: commits every queued publish
   if (client_started) client->stop();
   server_started = api_started = dispatcher_started = alerts_started = publish_started =
-      client_started = inbound_started = proxy_started = reconcile_started = false;
+      client_started = inbound_started = proxy_started = reconcile_started = purger_started = false;
   logger->info("hookd.stopped");
   logger->flush();
 }

@@ -15,6 +15,7 @@
 #include "app/proxy_parts.hpp"
 #include "app/publish_batcher.hpp"
 #include "app/reconcile_parts.hpp"
+#include "app/retention_parts.hpp"
 #include "app/router.hpp"
 #include "app/store_factory.hpp"
 #include "app/store_health.hpp"
@@ -59,9 +60,10 @@ struct App::Parts {
   outbound::DispatcherOptions dispatcher_options;
   std::unique_ptr<outbound::Dispatcher> dispatcher;
   std::unique_ptr<api::Api> api;
-  std::unique_ptr<InboundParts> inbound;      // /in/<source> and the forwarder
-  std::unique_ptr<ProxyParts> proxy;          // /proxy/<name>, the idempotency gateway
-  std::unique_ptr<ReconcileParts> reconcile;  // the inbound reconcilers (the API's port)
+  std::unique_ptr<InboundParts> inbound;           // /in/<source> and the forwarder
+  std::unique_ptr<ProxyParts> proxy;               // /proxy/<name>, the idempotency gateway
+  std::unique_ptr<ReconcileParts> reconcile;       // the inbound reconcilers (the API's port)
+  std::unique_ptr<store::RetentionPurger> purger;  // [retention]: settled rows, in batches
   std::unique_ptr<Router> router;
   std::unique_ptr<net::HttpServer> server;
 
@@ -76,6 +78,7 @@ struct App::Parts {
   bool inbound_started = false;
   bool proxy_started = false;
   bool reconcile_started = false;
+  bool purger_started = false;
 
  private:
   Status build_logger(const AppOptions& options);

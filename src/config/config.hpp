@@ -252,6 +252,19 @@ struct AlertsConfig {
   std::vector<std::string> types;  // names from core/alert_types.hpp; empty = every type
 };
 
+// [retention] (docs/retention.md): how long settled data is kept, then purged in the
+// background in small batches. A period of "0" keeps that kind forever.
+struct RetentionConfig {
+  Duration delivered = std::chrono::days(30);  // messages whose deliveries all succeeded
+  Duration dead = std::chrono::days(90);       // dead letters, outbound and inbound
+  Duration inbox = std::chrono::days(30);      // final inbound events
+  Duration audit = std::chrono::days(365);     // audit log entries
+  bool expired_keys = true;  // completed idempotency / gateway keys once past their ttl
+  Duration interval = std::chrono::minutes(10);    // between purge passes; 0 = never purge
+  int batch_size = 500;                            // rows per batch (one short transaction)
+  Duration pause = std::chrono::milliseconds(20);  // between batches: the writer's turn
+};
+
 struct Config {
   ServerConfig server;
   DatabaseConfig database;
@@ -263,6 +276,7 @@ struct Config {
   LoggingConfig logging;
   MetricsConfig metrics;
   AlertsConfig alerts;
+  RetentionConfig retention;
 };
 
 }  // namespace hookd::config

@@ -104,6 +104,18 @@ void visit_alerts(V& v, AlertsConfig& a) {
 }
 
 template <class V>
+void visit_retention(V& v, RetentionConfig& r) {
+  v.field("delivered", r.delivered);
+  v.field("dead", r.dead);
+  v.field("inbox", r.inbox);
+  v.field("audit", r.audit);
+  v.field("expired_keys", r.expired_keys);
+  v.field("interval", r.interval);
+  v.field("batch_size", r.batch_size);
+  v.field("pause", r.pause);
+}
+
+template <class V>
 void visit_reconcile(V& v, ReconcileConfig& r) {
   v.field("interval", r.interval);
   v.field("feed_url", r.feed_url);
@@ -202,6 +214,7 @@ void visit_sections(V& v, Config& c) {
   v.table("logging", [&](V& t) { visit_logging(t, c.logging); });
   v.table("metrics", [&](V& t) { visit_metrics(t, c.metrics); });
   v.table("alerts", [&](V& t) { visit_alerts(t, c.alerts); });
+  v.table("retention", [&](V& t) { visit_retention(t, c.retention); });
 }
 
 }  // namespace hookd::config

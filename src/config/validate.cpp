@@ -178,6 +178,44 @@ void check_item_names(Checker& c, std::string_view section, const std::vector<Na
   }
 }
 
+// A period is 0 (kept forever) or at least a day; dead letters are kept at least as long as
+// delivered messages (a message is only purged once past `delivered`); a source's inbox is
+// kept past its reconciliation overlap (the store also waits for the watermark).
+void check_retention_period(Checker& c, const std::string& key, Duration period) {
+  if (period == Duration::zero()) return;
+  c.range(key, period, days(1), days(36'500));
+}
+
+void check_retention(Checker& c, const Config& config) {
+  const RetentionConfig& r = config.retention;
+  check_retention_period(c, "retention.delivered", r.delivered);
+  check_retention_period(c, "retention.dead", r.dead);
+  check_retention_period(c, "retention.inbox", r.inbox);
+  check_retention_period(c, "retention.audit", r.audit);
+  if (r.dead != Duration::zero() && r.delivered != Duration::zero() && r.dead < r.delivered) {
+    c.problem("retention.dead", "must be at least retention.delivered (" +
+                                    Checker::quote(format_duration(r.delivered)) +
+                                    ") or 0: dead letters are kept longer, not shorter");
+  }
+  if (r.interval != Duration::zero()) {
+    c.range("retention.interval", r.interval, seconds(1), days(1));
+  }
+  c.range("retention.batch_size", r.batch_size, 1, 100'000);
+  c.range("retention.pause", r.pause, milliseconds(0), seconds(10));
+  for (const auto& source : config.sources) {
+    if (!source.reconcile) continue;
+    for (const auto& [key, period] :
+         {std::pair{"retention.inbox", r.inbox}, std::pair{"retention.dead", r.dead}}) {
+      if (period != Duration::zero() && period <= source.reconcile->overlap + days(1)) {
+        c.problem(key, "must be longer than the reconcile overlap of source \"" + source.name +
+                           "\" plus a day (" +
+                           Checker::quote(format_duration(source.reconcile->overlap)) +
+                           " + 1d), or 0");
+      }
+    }
+  }
+}
+
 std::vector<Problem> validate(const Config& config, const Origins& origins) {
   std::vector<Problem> problems;
   Checker c(origins, problems);
@@ -191,6 +229,7 @@ std::vector<Problem> validate(const Config& config, const Origins& origins) {
   check_logging(c, config.logging);
   check_metrics(c, config.metrics);
   check_alerts(c, config.alerts);
+  check_retention(c, config);
   return problems;
 }
 

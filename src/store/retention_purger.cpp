@@ -21,7 +21,9 @@ std::size_t slot_of(RetentionKind kind) {
 
 }  // namespace
 
-std::vector<PurgeRequest> purge_requests(const RetentionPolicy& policy, Millis now, int limit) {
+std::vector<PurgeRequest> purge_requests(const PurgerOptions& options, Millis now) {
+  const RetentionPolicy& policy = options.policy;
+  const int limit = std::max(options.batch_size, 1);
   std::vector<PurgeRequest> out;
   auto add = [&](RetentionKind kind, std::optional<Millis> settled, std::optional<Millis> dead) {
     if (!settled && !dead) return;
@@ -30,6 +32,7 @@ std::vector<PurgeRequest> purge_requests(const RetentionPolicy& policy, Millis n
     r.settled_before = settled;
     r.dead_before = dead;
     r.limit = limit;
+    r.reconcile_margin = options.reconcile_margin;
     out.push_back(std::move(r));
   };
   // A message is purged only once created before the delivered cutoff (retention.hpp).
@@ -80,7 +83,7 @@ bool RetentionPurger::wait(std::chrono::milliseconds d) {
 }
 
 void RetentionPurger::run() {
-  if (!wait(options_.first_pass_after)) return;
+  if (!wait(std::min(options_.first_pass_after, options_.interval))) return;
   do {
     run_pass();
   } while (wait(options_.interval));
@@ -90,8 +93,7 @@ PassReport RetentionPurger::run_pass() {
   std::lock_guard pass(pass_mu_);
   PassReport report;
   report.started_at = clock_.now_ms();
-  for (auto& request :
-       purge_requests(options_.policy, report.started_at, std::max(options_.batch_size, 1))) {
+  for (auto& request : purge_requests(options_, report.started_at)) {
     if (!purge_kind(request, slot_of(request.kind), report)) break;
   }
   if (!report.error && !report.interrupted && report.deleted_total() > 0) reclaim(report);

@@ -2,9 +2,9 @@
 // (docs/retention.md). A pass walks every kind in small batches (RetentionStore::purge_batch,
 // one short transaction each) with a pause between them, so a purge of millions of rows never
 // holds the writer for long; then gives freed pages back (reclaim_space) and reads the
-// per-kind counts. The first pass runs `first_pass_after` after start(), then one every
-// `interval`. What may be purged is decided by the store (store/retention.hpp): nothing
-// unsettled is ever deleted, whatever the periods say.
+// per-kind counts. The first pass runs `first_pass_after` (or `interval`, if shorter) after
+// start(), then one every `interval`. What may be purged is decided by the store
+// (store/retention.hpp): nothing unsettled is ever deleted, whatever the periods say.
 // Thread-safety: start()/stop() from one thread; run_pass() may be called from any thread
 // (passes are serialized); the report callback runs on the thread that ran the pass.
 #pragma once
@@ -41,10 +41,13 @@ struct PurgerOptions {
   int batch_size = 500;                                             // rows per batch
   std::chrono::milliseconds pause = std::chrono::milliseconds(20);  // between batches
   int reclaim_pages = 1000;  // pages per reclaim step (SQLite incremental_vacuum)
+  // Inbound events stay until their source's reconcile watermark is this far past them
+  // (PurgeRequest::reconcile_margin): at least the longest reconcile overlap.
+  Millis reconcile_margin = 86'400'000;
 };
 
 // The batches a pass starts with, one per kind with something to purge, at `now`.
-std::vector<PurgeRequest> purge_requests(const RetentionPolicy& policy, Millis now, int limit);
+std::vector<PurgeRequest> purge_requests(const PurgerOptions& options, Millis now);
 
 struct PassReport {
   Millis started_at = 0;
