@@ -5,11 +5,13 @@
 // --old messages of --payload bytes, each delivered to one endpoint with one attempt, dated
 // 60 days ago (the store's clock is set back, then forward). Then the same publisher — one
 // thread calling publish_batch with batches of --batch messages as fast as the store takes
-// them, like the publish group committer — runs twice for the same time: alone ("normal"), and
-// while a RetentionPurger pass with the default options deletes every old message ("during
-// purge"), alternating normal / purge / normal so drift shows. Prints one key=value line per
-// figure: publishes/s in each phase, their ratio, rows purged per second, the bytes one
-// delivered message takes on disk, and the file size before and after the purge.
+// them, like the publish group committer under overload — runs in --rounds pairs of --window
+// seconds: alone, then beside purge batches run exactly as the purger runs them (500 rows,
+// 20 ms pause; the cursor carries over), so drift of the machine hits both halves of a pair;
+// then a RetentionPurger pass alone purges the rest. Prints one key=value line per figure:
+// publishes/s alone and beside the purge, their ratio (overall, median and worst pair), rows
+// purged per second under load and alone, the bytes one delivered message takes on disk, and
+// the file size before and after.
 // Exit status: 0 ok; 1 the purge left old messages or deleted a young one; 2 setup failed.
 // Bounded: --timeout (SIGALRM) over the whole process.
 // Thread-safety: the publisher and the purger run on their own threads over the thread-safe
@@ -17,6 +19,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -42,7 +45,8 @@ struct Options {
   int old_messages = 1'000'000;
   int payload = 512;
   int batch = 64;
-  double normal_s = 20;  // each normal phase
+  int rounds = 10;      // alternating windows: alone, beside the purge
+  double window_s = 2;  // each window
   int timeout_s = 1800;
   std::string dir;
 };
@@ -177,53 +181,60 @@ int run(const Options& o) {
   print("file_bytes_before", file_before);
   print("bytes_per_delivered_message", static_cast<double>(file_before) / o.old_messages);
 
-  // normal / during the purge / normal, the same saturating publisher each time (drift shows
-  // between the two normals). "During" is the first normal_s of the purge pass (or all of it,
-  // if shorter); the pass then finishes alone, which gives its unloaded speed too.
+  // Alternating windows of the same saturating publisher: alone, then beside purge batches
+  // exactly as the purger runs them (its defaults: 500 rows, 20 ms pause; the cursor carries
+  // over from window to window), so the machine's drift hits both alike; pair by pair ratios.
+  const store::PurgerOptions po;
+  auto requests = store::purge_requests(po, clock.now_ms());
+  store::PurgeRequest purge = requests.at(0);  // messages
   long long published = 0;
-  const double normal_a = normal_rate(s, a->id, payload, o.batch, o.normal_s, published);
-  store::PurgerOptions po;  // the defaults: 500 rows per batch, 20 ms pause, delivered 30 days
-  store::RetentionPurger purger(s, clock, po);
-  std::atomic<bool> stop{false};
-  std::atomic<bool> pass_done{false};
-  long long during = 0;
-  store::PassReport report;
-  const auto purge_start = SteadyClock::now();
-  std::thread pass([&] {
-    report = purger.run_pass();
-    pass_done = true;
-  });
-  std::thread publisher([&] { during = publish_until(s, a->id, payload, o.batch, stop); });
-  while (!pass_done && seconds_since(purge_start) < o.normal_s) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  long long purged_under_load = 0;
+  bool purge_done = false;
+  double normal_sum = 0;
+  double during_sum = 0;
+  std::vector<double> ratios;
+  for (int round = 0; round < o.rounds; ++round) {
+    const double normal = normal_rate(s, a->id, payload, o.batch, o.window_s, published);
+    std::atomic<bool> stop{false};
+    std::thread purger_thread([&] {
+      while (!stop && !purge_done) {
+        auto b = s.purge_batch(purge);
+        if (!b) break;
+        purged_under_load += b->deleted;
+        purge.after_id = b->last_id;
+        purge_done = b->done;
+        std::this_thread::sleep_for(po.pause);
+      }
+    });
+    const double during = normal_rate(s, a->id, payload, o.batch, o.window_s, published);
+    stop = true;
+    purger_thread.join();
+    normal_sum += normal;
+    during_sum += during;
+    ratios.push_back(during / normal);
   }
-  stop = true;
-  publisher.join();
-  const double window_s = seconds_since(purge_start);
-  published += during;
-  const long long old_left_after_window = count_of(s, store::RetentionKind::kMessages) - published;
-  pass.join();
-  const double purge_s = seconds_since(purge_start);
+  std::sort(ratios.begin(), ratios.end());
+  // The rest alone: one whole pass of the real purger.
+  store::RetentionPurger purger(s, clock, po);
+  const auto alone_start = SteadyClock::now();
+  const auto report = purger.run_pass();
+  const double alone_s = seconds_since(alone_start);
   if (report.error) return failed("purge", report.error->message, 1);
-  const double normal_b = normal_rate(s, a->id, payload, o.batch, o.normal_s, published);
-  const double normal = (normal_a + normal_b) / 2;
-  const double during_rate = static_cast<double>(during) / window_s;
-  const long long purged_in_window = o.old_messages - old_left_after_window;
-  print("purge_seconds", purge_s);
-  print("purged_messages", static_cast<long long>(report.deleted[0]));
-  print("purge_batches", static_cast<long long>(report.batches));
+  const double window_total = o.rounds * o.window_s;
+  print("rounds", static_cast<long long>(o.rounds));
+  print("window_seconds", o.window_s);
+  print("publish_per_s_alone", normal_sum / o.rounds);
+  print("publish_per_s_beside_purge", during_sum / o.rounds);
+  print("beside_over_alone", during_sum / normal_sum);
+  print("beside_over_alone_median_pair", ratios.empty() ? 0.0 : ratios[ratios.size() / 2]);
+  print("beside_over_alone_worst_pair", ratios.empty() ? 0.0 : ratios.front());
+  print("purged_under_load", purged_under_load);
+  print("purged_per_s_under_load", static_cast<double>(purged_under_load) / window_total);
+  print("purge_alone_seconds", alone_s);
+  print("purged_alone", static_cast<long long>(report.deleted[0]));
+  print("purged_per_s_alone", alone_s > 0 ? static_cast<double>(report.deleted[0]) / alone_s : 0);
+  print("purge_batches_alone", static_cast<long long>(report.batches));
   print("reclaimed_pages", static_cast<long long>(report.reclaimed_pages));
-  print("window_seconds", window_s);
-  print("purged_in_window", purged_in_window);
-  print("purged_per_s_under_load", static_cast<double>(purged_in_window) / window_s);
-  print("purged_per_s_alone",
-        purge_s > window_s
-            ? static_cast<double>(o.old_messages - purged_in_window) / (purge_s - window_s)
-            : 0.0);
-  print("publish_per_s_normal_before", normal_a);
-  print("publish_per_s_during_purge", during_rate);
-  print("publish_per_s_normal_after", normal_b);
-  print("during_over_normal", during_rate / normal);
   print("file_bytes_after", static_cast<long long>(fs::file_size(so.path)));
   print("load_average_1m", [] {
     double l = 0;
@@ -236,7 +247,9 @@ int run(const Options& o) {
   const long long left = count_of(s, store::RetentionKind::kMessages);
   print("messages_left", left);
   print("messages_published_meanwhile", published);
-  if (report.deleted[0] != o.old_messages) return failed("purge", "old messages left", 1);
+  if (purged_under_load + report.deleted[0] != o.old_messages) {
+    return failed("purge", "old messages left", 1);
+  }
   if (left != published) return failed("purge", "a young message was deleted", 1);
   return 0;
 }
@@ -252,8 +265,9 @@ int main(int argc, char** argv) {
   cli.add_option("--batch", o.batch, "messages per publish batch")->check(CLI::Range(1, 1000));
   cli.add_option("--timeout", o.timeout_s, "seconds before the process gives up")
       ->check(CLI::PositiveNumber);
-  cli.add_option("--normal-seconds", o.normal_s, "length of each normal phase")
-      ->check(CLI::PositiveNumber);
+  cli.add_option("--rounds", o.rounds, "pairs of windows (alone, beside the purge)")
+      ->check(CLI::Range(1, 1000));
+  cli.add_option("--window", o.window_s, "seconds per window")->check(CLI::PositiveNumber);
   cli.add_option("--dir", o.dir, "where the temporary database goes");
   CLI11_PARSE(cli, argc, argv);
   ::alarm(static_cast<unsigned>(o.timeout_s));

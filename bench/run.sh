@@ -15,6 +15,8 @@
 #   SKIP_PROXY=1          skip the idempotency gateway part (bench/run_proxy.sh, run last
 #                         with REPEAT=${PROXY_REPEAT:-1}, ${PROXY_CALLS:-20000} calls,
 #                         CONNECTIONS=${PROXY_CONNECTIONS:-64})
+#   SKIP_RETENTION=1      skip retention's part (hookd_bench_retention: RETENTION_OLD=1000000 old
+#                         delivered messages, RETENTION_ROUNDS=20 pairs of 2 s windows)
 #   SKIP_RECONCILE=1      skip the inbound reconciler part (hookd_bench_reconcile, run after the
 #                         micro-benchmarks: RECONCILE_REPEAT=3 runs of RECONCILE_ITEMS=100000
 #                         items, RECONCILE_MISSING_PERCENT=1, RECONCILE_PAGE_SIZE=1000)
@@ -87,6 +89,13 @@ if [[ "${SKIP_RECONCILE:-0}" != 1 ]]; then
       --missing-percent "${RECONCILE_MISSING_PERCENT:-1}" \
       --page-size "${RECONCILE_PAGE_SIZE:-1000}" --timeout 600 --dir "$work"
   done
+fi
+
+if [[ "${SKIP_RETENTION:-0}" != 1 ]]; then
+  echo "== retention: publishes beside a purge of old rows, SQLite file (hookd_bench_retention) =="
+  echo "-- load average $(cut -d' ' -f1 /proc/loadavg)"
+  "$bench_bin/hookd_bench_retention" --old "${RETENTION_OLD:-1000000}" \
+    --rounds "${RETENTION_ROUNDS:-20}" --window 2 --timeout 1800 --dir "$work"
 fi
 
 echo "== ceiling: load generator → sink, 1 KiB JSON, ${seconds}s, $connections connections =="
