@@ -310,8 +310,7 @@ TEST(ConfigReconcile, CursorParam) {
 }
 
 TEST(ConfigReconcile, SinceParam) {
-  EXPECT_EQ(problems_of(with_feed("since_param = \"created[gte]\"\nsince_format = \"unix\"")),
-            "");
+  EXPECT_EQ(problems_of(with_feed("since_param = \"created[gte]\"\nsince_format = \"unix\"")), "");
   EXPECT_PROBLEM(problems_of(with_feed("since_param = \"from date\"")),
                  "source[src].reconcile.since_param (hookd.toml line 12): must be a query "
                  "parameter name (letters, digits, -._~[]), got \"from date\"");
@@ -374,8 +373,13 @@ TEST(ConfigReconcile, Ranges) {
     EXPECT_PROBLEM(text, "source[src].reconcile." + std::string(c.key) +
                              " (hookd.toml line 12): " + c.message);
   }
-  EXPECT_EQ(problems_of(with_feed("interval = \"0\"\noverlap = \"30d\"\nstuck_after = \"1m\"")),
-            "");
+  // The longest overlap is valid, but the default inbox retention (30d) is then too short to
+  // keep what the reconciler re-reads: the retention rule names the default it refuses.
+  const std::string longest = "interval = \"0\"\noverlap = \"30d\"\nstuck_after = \"1m\"";
+  EXPECT_PROBLEM(problems_of(with_feed(longest)),
+                 "retention.inbox (default): must be longer than the reconcile overlap of source "
+                 "\"src\" plus a day (\"30d\" + 1d), or 0");
+  EXPECT_EQ(problems_of(with_feed(longest + "\n[retention]\ninbox = \"32d\"")), "");
 }
 
 TEST(ConfigReconcile, LeaseOutlastsAPage) {
