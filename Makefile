@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all deps build build-hookd build-asan build-tsan tsan run install test bench fuzz format tidy clean
+.PHONY: all deps build build-hookd build-asan build-tsan tsan run install test soak bench fuzz format tidy clean
 
 all: build
 
@@ -60,15 +60,26 @@ install: build-hookd
 test: build build-asan
 	@bash scripts/test.sh
 
+# The soak (tests/soak, docs/testing.md): SQLite and PostgreSQL side by side, SOAK_SECONDS each
+# (make test runs them for 120 s).
+SOAK_SECONDS ?= 1800
+soak: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target hookd hookd_soak_tests
+	HOOKD_SOAK_SECONDS=$(SOAK_SECONDS) ctest --test-dir $(BUILD) -L soak -j 2 \
+	  --output-on-failure --timeout $$(( $(SOAK_SECONDS) + 900 ))
+
 bench: build
 	@bash bench/run.sh
 
 # Random-seeded fuzzing of the parsers and the API under ASan+UBSan (A33), FUZZ_SECONDS per
-# target; a finding is written to fuzz-finding-<target>.bin (docs/testing.md).
+# target, or FUZZ_RUNS inputs per target if given; a finding is written to
+# fuzz-finding-<target>.bin (docs/testing.md).
 FUZZ_SECONDS ?= 30
+FUZZ_RUNS ?=
 fuzz: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target hookd_fuzz
-	./$(ASAN_BUILD)/tests/fuzz/hookd_fuzz --seconds $(FUZZ_SECONDS)
+	./$(ASAN_BUILD)/tests/fuzz/hookd_fuzz \
+	  $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
