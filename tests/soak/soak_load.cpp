@@ -80,17 +80,23 @@ void Load::stop() {
   }
 }
 
+std::string Load::base_url() const {
+  const std::uint16_t port = port_;
+  if (port == 0) {
+    std::this_thread::sleep_for(5ms);  // the daemon is down: wait for the restart
+    return {};
+  }
+  return "http://127.0.0.1:" + std::to_string(port);
+}
+
 void Load::publish_loop(std::size_t app) {
   const std::string& app_id = options_.apps[app].id;
   for (int i = 0; i < options_.max_calls_per_thread && !stopping_; ++i) {
-    const std::uint16_t port = port_;
-    if (port == 0) {
-      std::this_thread::sleep_for(5ms);  // daemon down: wait for the restart
-      continue;
-    }
+    const std::string base = base_url();
+    if (base.empty()) continue;
     e2e::HttpCall call;
     call.method = "POST";
-    call.url = "http://127.0.0.1:" + std::to_string(port) + "/api/v1/app/" + app_id + "/msg";
+    call.url = base + "/api/v1/app/" + app_id + "/msg";
     call.body =
         nlohmann::json{{"eventType", "soak.tick"}, {"payload", {{"app", app_id}, {"i", i}}}}.dump();
     call.headers = {{"Authorization", "Bearer " + options_.token},
@@ -108,15 +114,12 @@ void Load::publish_loop(std::size_t app) {
 
 void Load::inbound_loop() {
   for (int i = 0; i < options_.max_calls_per_thread && !stopping_; ++i) {
-    const std::uint16_t port = port_;
-    if (port == 0) {
-      std::this_thread::sleep_for(5ms);
-      continue;
-    }
+    const std::string base = base_url();
+    if (base.empty()) continue;
     const std::string event_id = "soak-evt-" + std::to_string(i);
     e2e::HttpCall call;
     call.method = "POST";
-    call.url = "http://127.0.0.1:" + std::to_string(port) + "/in/" + options_.source;
+    call.url = base + "/in/" + options_.source;
     call.body = nlohmann::json{{"type", "soak.event"}, {"n", i}}.dump();
     call.headers = e2e::inbound::standard_headers(event_id, call.body);
     call.timeout = 5s;

@@ -76,6 +76,8 @@ class Load {
   std::map<long, std::size_t> inbound_statuses() const;
 
  private:
+  // The daemon's address, or "" after a short wait while it is down (port 0).
+  std::string base_url() const;
   void publish_loop(std::size_t app);
   void inbound_loop();
 

@@ -54,6 +54,14 @@ std::string soak_config(const TestReceiver& receiver) {
          "\n" + e2e::inbound::standard_source("soak", receiver.url("/app"));
 }
 
+using Published = std::map<std::string, std::set<std::string>>;  // app id -> message ids
+
+std::size_t acked_messages(const Published& published) {
+  std::size_t n = 0;
+  for (const auto& [app, ids] : published) n += ids.size();
+  return n;
+}
+
 // How the daemon is disrupted in the first phase; the PostgreSQL run also stops its server.
 struct Disruptions {
   int kills = 0;
@@ -97,9 +105,8 @@ class Soak {
     const auto received = load_->received();
     const bool settled = e2e::eventually([&] { return missing(published, received) == 0; },
                                          std::chrono::milliseconds(240'000), 250ms);
-    std::size_t acked = received.size();
-    for (const auto& [app, ids] : published) acked += ids.size();
-    EXPECT_TRUE(settled) << missing(published, received) << " of " << acked
+    EXPECT_TRUE(settled) << missing(published, received) << " of "
+                         << acked_messages(published) + received.size()
                          << " acknowledged never arrived cleanly";
     EXPECT_TRUE(hookd_->running()) << hookd_->stderr_text();
     const std::size_t dups = duplicates(published, received);
@@ -120,9 +127,7 @@ class Soak {
       EXPECT_TRUE(inbound_ok.count(status)) << n << " inbound events answered " << status;
     }
     // The load really ran: a soak that acknowledged almost nothing proves nothing.
-    std::size_t acked = 0;
-    for (const auto& [app, ids] : load_->published()) acked += ids.size();
-    EXPECT_GE(acked, 300u);
+    EXPECT_GE(acked_messages(load_->published()), 300u);
     EXPECT_GE(load_->received().size(), 100u);
     EXPECT_GE(disruptions_.total(), 3);
   }
@@ -184,43 +189,36 @@ class Soak {
     }
   }
 
-  std::size_t missing(const std::map<std::string, std::set<std::string>>& published,
-                      const std::set<std::string>& received) const {
-    std::size_t n = 0;
+  // Clean acknowledgements of every (path, id) that must arrive: each acknowledged message at
+  // every endpoint of its application, each acknowledged inbound event at /app.
+  std::vector<std::size_t> acks_per_delivery(const Published& published,
+                                             const std::set<std::string>& received) const {
+    std::vector<std::size_t> acks;
     for (const auto& app : apps_) {
       const auto it = published.find(app.id);
       if (it == published.end()) continue;
       for (const auto& id : it->second) {
-        for (const auto& path : app.paths) n += faults_.clean_acks(path, id) == 0;
+        for (const auto& path : app.paths) acks.push_back(faults_.clean_acks(path, id));
       }
     }
-    for (const auto& id : received) n += faults_.clean_acks("/app", id) == 0;
-    return n;
+    for (const auto& id : received) acks.push_back(faults_.clean_acks("/app", id));
+    return acks;
   }
 
-  std::size_t duplicates(const std::map<std::string, std::set<std::string>>& published,
-                         const std::set<std::string>& received) const {
+  std::size_t missing(const Published& published, const std::set<std::string>& received) const {
+    const auto acks = acks_per_delivery(published, received);
+    return static_cast<std::size_t>(std::count(acks.begin(), acks.end(), 0u));
+  }
+
+  std::size_t duplicates(const Published& published, const std::set<std::string>& received) const {
     std::size_t n = 0;
-    auto extra = [&](const std::string& path, const std::string& id) {
-      const std::size_t acks = faults_.clean_acks(path, id);
-      return acks > 1 ? acks - 1 : 0;
-    };
-    for (const auto& app : apps_) {
-      const auto it = published.find(app.id);
-      if (it == published.end()) continue;
-      for (const auto& id : it->second) {
-        for (const auto& path : app.paths) n += extra(path, id);
-      }
-    }
-    for (const auto& id : received) n += extra("/app", id);
+    for (std::size_t a : acks_per_delivery(published, received)) n += a > 1 ? a - 1 : 0;
     return n;
   }
 
-  void report(const std::map<std::string, std::set<std::string>>& published,
-              const std::set<std::string>& received, std::size_t dups) const {
-    std::size_t acked = 0;
-    for (const auto& [app, ids] : published) acked += ids.size();
-    std::cout << "[ soak ] " << acked << " messages and " << received.size()
+  void report(const Published& published, const std::set<std::string>& received,
+              std::size_t dups) const {
+    std::cout << "[ soak ] " << acked_messages(published) << " messages and " << received.size()
               << " inbound events acknowledged; " << disruptions_.kills << " kill -9, "
               << disruptions_.database_restarts << " database restarts; " << dups
               << " clean duplicates; receiver answers:";
