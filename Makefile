@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all deps build build-hookd build-asan build-tsan tsan run install test soak bench fuzz format tidy clean
+.PHONY: all deps build build-hookd build-asan build-tsan tsan run install check test soak bench fuzz format tidy clean
 
 all: build
 
@@ -57,8 +57,16 @@ run: build-hookd
 install: build-hookd
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
-test: build build-asan
-	@bash scripts/test.sh
+# The quick suite between commits: Release unit tests + one end-to-end smoke per job
+# (scripts/check.sh, docs/testing.md).
+check:
+	@BUILD=$(BUILD) JOBS=$(JOBS) CMAKE_FLAGS="$(CMAKE_FLAGS)" bash scripts/check.sh
+
+# Everything: deps, both builds, ASan unit tests, the whole Release suite, each phase timed
+# (scripts/test.sh configures and builds the trees itself).
+test:
+	@BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) JOBS=$(JOBS) CMAKE_FLAGS="$(CMAKE_FLAGS)" \
+	  bash scripts/test.sh
 
 # The soak (tests/soak, docs/testing.md): SQLite and PostgreSQL side by side, SOAK_SECONDS each
 # (make test runs them for 120 s).

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
+  ccache  # compiler cache for every build tree (cmake/HookdCcache.cmake, docs/testing.md)
   libssl-dev libsqlite3-dev libcurl4-openssl-dev libboost-dev libboost-system-dev
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev

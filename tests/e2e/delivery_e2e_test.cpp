@@ -20,6 +20,14 @@ using namespace std::chrono_literals;
 using hookd::testing::ReceiverBehavior;
 using hookd::testing::TestReceiver;
 
+// The request verifies with the endpoint's secret (Standard Webhooks) as the receiver got it.
+void expect_signed_by(const hookd::testing::ReceivedRequest& request, const std::string& secret) {
+  auto verifier = Verifier::create(SchemeOptions{}, std::vector<std::string>{secret});
+  ASSERT_TRUE(verifier) << verifier.error().message;
+  const auto verified = verifier->verify(headers_of(request), request.body, std::time(nullptr));
+  EXPECT_TRUE(verified) << verified.error().detail;
+}
+
 TEST(DeliveryE2E, PublishedMessageArrivesSignedWithTheEndpointSecret) {
   TestReceiver receiver;
   receiver.start();
@@ -36,10 +44,7 @@ TEST(DeliveryE2E, PublishedMessageArrivesSignedWithTheEndpointSecret) {
   ASSERT_TRUE(receiver.wait_for_requests(1, 20s)) << hookd.stderr_text();
   const auto request = receiver.requests().front();
   EXPECT_EQ(request.header("webhook-id").value_or(""), msg_id);
-  auto verifier = Verifier::create(SchemeOptions{}, std::vector<std::string>{secret});
-  ASSERT_TRUE(verifier) << verifier.error().message;
-  const auto verified = verifier->verify(headers_of(request), request.body, std::time(nullptr));
-  EXPECT_TRUE(verified) << verified.error().detail;
+  expect_signed_by(request, secret);
   EXPECT_EQ(nlohmann::json::parse(request.body).value("user", ""), "u_1");
 }
 
@@ -52,7 +57,7 @@ TEST(DeliveryE2E, A01_RetriesTwo503sThenDelivers) {
   ASSERT_TRUE(hookd.start()) << hookd.last_error();
   ApiClient api(hookd);
   const std::string app = api.create_app("a01");
-  api.create_endpoint(app, receiver.url("/hook"));
+  const std::string ep = api.create_endpoint(app, receiver.url("/hook"));
   const HttpReply published = api.publish(app, "invoice.paid", {{"n", 1}});
   ASSERT_EQ(published.status, 202) << published.body;
   const std::string msg_id = published.json().value("id", "");
@@ -72,6 +77,9 @@ TEST(DeliveryE2E, A01_RetriesTwo503sThenDelivers) {
   // The 200 is final: as many requests as logged attempts (A09), and it was processed once.
   EXPECT_EQ(receiver.count_for_webhook_id(msg_id), 3u);
   EXPECT_EQ(receiver.processed_for_webhook_id(msg_id), 1u);  // counted after it answered
+  // Every attempt, the retries too, is signed with the endpoint's secret.
+  const std::string secret = api.endpoint_secret(app, ep);
+  for (const auto& request : receiver.requests()) expect_signed_by(request, secret);
 }
 
 // Headers set through Svix's PUT/PATCH .../headers route are sent with every delivery.
