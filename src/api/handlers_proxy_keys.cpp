@@ -38,7 +38,7 @@ nlohmann::json proxy_key_json(const store::ProxyKey& k) {
           {"reason", k.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(k.reason)}};
 }
 
-std::expected<store::ProxyResolution, ApiError> resolution_of(const nlohmann::json& body) {
+std::expected<store::ProxyResolution, ApiError> proxy_resolution_of(const nlohmann::json& body) {
   Fields f(body);
   store::ProxyResolution r;
   r.reason = f.required_text("reason", 1024);
@@ -106,7 +106,7 @@ Reply Api::Impl::resolve_proxy_key(Call& call) {
   const auto& id = call.param("key_id");
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
-  auto resolution = resolution_of(*body);
+  auto resolution = proxy_resolution_of(*body);
   if (!resolution) return std::unexpected(resolution.error());
   auto current = deps_.store.proxy_get(id);
   if (!current) {

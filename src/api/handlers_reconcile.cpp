@@ -50,7 +50,7 @@ store::DifferenceAction action_of(Fields& f) {
   return action.value_or(store::DifferenceAction::kIgnore);
 }
 
-std::expected<DifferenceResolution, ApiError> resolution_of(const nlohmann::json& body) {
+std::expected<DifferenceResolution, ApiError> difference_resolution_of(const nlohmann::json& body) {
   Fields f(body);
   DifferenceResolution r;
   r.action = action_of(f);
@@ -135,7 +135,7 @@ Reply Api::Impl::resolve_difference(Call& call) {
   const auto& id = call.param("difference_id");
   auto body = body_of(call);
   if (!body) return std::unexpected(body.error());
-  auto resolution = resolution_of(*body);
+  auto resolution = difference_resolution_of(*body);
   if (!resolution) return std::unexpected(resolution.error());
   resolution->audit = audit_entry(call, "reconcile.difference.resolve", "difference", id);
   resolution->audit.reason = resolution->reason;

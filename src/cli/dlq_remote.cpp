@@ -19,7 +19,7 @@ std::optional<std::string> api_time(const std::optional<std::string>& flag) {
   return ms ? std::optional<std::string>(wire::format_time(*ms)) : std::nullopt;
 }
 
-void print_rows(const nlohmann::json& rows, std::ostream& out) {
+void print_dead_rows(const nlohmann::json& rows, std::ostream& out) {
   out << "DELIVERY ID\tMESSAGE ID\tENDPOINT ID\tATTEMPTS\tLAST STATUS\tLAST ERROR\tDEAD SINCE\n";
   for (const auto& d : rows) {
     out << json_cell(d, "id") << '\t' << json_cell(d, "msgId") << '\t' << json_cell(d, "endpointId")
@@ -36,7 +36,7 @@ int list(const DlqArgs& args, std::ostream& out, std::ostream& err) {
           query_part("until", api_time(args.until)));
   if (int code = report_failure(answer, kDlq, err); code != 0) return code;
   bool done = true;
-  print_page(page_rows(answer, done), args.json, print_rows, out);
+  print_page(page_rows(answer, done), args.json, print_dead_rows, out);
   if (!done) {
     err << "hookd dlq list: more dead letters match than --limit " << args.limit
         << "; narrow them with --app, --endpoint, --since or --until\n";

@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* kIdem = "hookd idem";
 
-void print_rows(const nlohmann::json& rows, std::ostream& out) {
+void print_key_rows(const nlohmann::json& rows, std::ostream& out) {
   out << "ID\tPROXY\tKEY\tSTATE\tSTATUS\tOWNER\n";
   for (const auto& k : rows) {
     const auto response = k.find("response");
@@ -30,7 +30,7 @@ int list(const IdemArgs& args, std::ostream& out, std::ostream& err) {
                    query_part("proxy", args.proxy) + query_part("state", args.state));
   if (int code = report_failure(answer, kIdem, err); code != 0) return code;
   bool done = true;
-  print_page(page_rows(answer, done), args.json, print_rows, out);
+  print_page(page_rows(answer, done), args.json, print_key_rows, out);
   return kExitOk;
 }
 

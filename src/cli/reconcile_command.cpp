@@ -108,8 +108,6 @@ int show(store::Store& store, const ReconcileArgs& args, std::ostream& out, std:
   return kExitOk;
 }
 
-bool parsed(const CLI::App* command) { return command != nullptr && command->parsed(); }
-
 // A person's action as the API takes it: the same audit entry whichever way it comes.
 Result<api::DifferenceResolution> resolution_of(const ReconcileArgs& args) {
   const auto action = store::parse_difference_action(args.action);
@@ -231,6 +229,8 @@ CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args) {
   args.run->add_flag("--json", args.json, "print the closed run as JSON");
   return rec;
 }
+
+bool parsed(const CLI::App* command) { return command != nullptr && command->parsed(); }
 
 int run_reconcile_on(store::Store& store, const config::Config& config, Clock& clock,
                      const ReconcileArgs& args, std::ostream& out, std::ostream& err) {

@@ -63,6 +63,9 @@ struct ReconcileArgs {
 
 CLI::App* add_reconcile_command(CLI::App& app, ReconcileArgs& args);
 
+// True when `command` (one of ReconcileArgs' subcommands) is the one on the command line.
+bool parsed(const CLI::App* command);
+
 int run_reconcile(const ReconcileArgs& args, std::ostream& out, std::ostream& err);
 
 // The --url forms (reconcile_remote.cpp).

@@ -15,8 +15,6 @@ constexpr const char* kReconcile = "hookd reconcile";
 const std::string kBase = "/api/v1/hookd/reconcile";
 constexpr auto kPollEvery = std::chrono::milliseconds(200);
 
-bool parsed(const CLI::App* command) { return command != nullptr && command->parsed(); }
-
 void print_differences(const nlohmann::json& rows, std::ostream& out) {
   out << "ID\tSOURCE\tKIND\tSTATE\tSUBJECT\tLOCAL\tREMOTE\tDETAIL\n";
   for (const auto& d : rows) {

@@ -17,7 +17,7 @@ Examples:
   hookd sign --scheme hmac --secret s3cret --algorithm sha512 --encoding base64 \
       --template '{id}.{timestamp}.{body}' --body-file body.json)";
 
-int usage_error(std::ostream& err, const Error& error) {
+int sign_usage_error(std::ostream& err, const Error& error) {
   err << "hookd sign: " << error.message << '\n';
   return kExitUsage;
 }
@@ -48,11 +48,11 @@ CLI::App* add_sign_command(CLI::App& app, SignArgs& args) {
 
 int run_sign(const SignArgs& args, std::ostream& out, std::ostream& err) {
   Result<SchemeOptions> options = to_scheme_options(args.scheme);
-  if (!options) return usage_error(err, options.error());
+  if (!options) return sign_usage_error(err, options.error());
   Result<std::string> body = read_input_file(args.body_file);
-  if (!body) return usage_error(err, body.error());
+  if (!body) return sign_usage_error(err, body.error());
   Result<Signer> signer = Signer::create(*options, args.scheme.secrets);
-  if (!signer) return usage_error(err, signer.error());
+  if (!signer) return sign_usage_error(err, signer.error());
 
   const std::string id = args.id ? *args.id : new_message_id();
   const SignInput input{

@@ -24,7 +24,7 @@ Examples:
   hookd verify --scheme github --secret s3cret --request-file req.json
   hookd verify --scheme stripe --secret whsec_old --secret whsec_new --now 1700000000 --request-file -)";
 
-int usage_error(std::ostream& err, const Error& error) {
+int verify_usage_error(std::ostream& err, const Error& error) {
   err << "hookd verify: " << error.message << '\n';
   return kExitUsage;
 }
@@ -57,16 +57,16 @@ CLI::App* add_verify_command(CLI::App& app, VerifyArgs& args) {
 
 int run_verify(const VerifyArgs& args, std::ostream& out, std::ostream& err) {
   Result<SchemeOptions> options = to_scheme_options(args.scheme);
-  if (!options) return usage_error(err, options.error());
+  if (!options) return verify_usage_error(err, options.error());
   Result<std::string> text = read_input_file(args.request_file);
-  if (!text) return usage_error(err, text.error());
+  if (!text) return verify_usage_error(err, text.error());
   Result<CapturedRequest> request = parse_request_file(*text);
-  if (!request) return usage_error(err, request.error());
+  if (!request) return verify_usage_error(err, request.error());
 
   if (!args.scheme.naming) options->naming = detect_naming(request->headers);
   options->tolerance = std::chrono::seconds(args.tolerance_seconds);
   Result<Verifier> verifier = Verifier::create(*options, args.scheme.secrets);
-  if (!verifier) return usage_error(err, verifier.error());
+  if (!verifier) return verify_usage_error(err, verifier.error());
 
   const auto verdict =
       verifier->verify(request->headers, request->body, args.now.value_or(unix_now_seconds()));

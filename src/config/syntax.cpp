@@ -10,14 +10,6 @@
 namespace hookd::config {
 namespace {
 
-// Built with append: GCC 12 warns (-Wrestrict, a false positive) on "\"" + std::string.
-std::string quoted(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out.append(1, '"').append(text).append(1, '"');
-  return out;
-}
-
 bool is_digits(std::string_view text) {
   if (text.empty()) return false;
   for (char c : text) {
@@ -309,6 +301,14 @@ Check check_name(std::string_view text) {
                            "or digit");
   }
   return {};
+}
+
+// Built with append: GCC 12 warns (-Wrestrict, a false positive) on "\"" + std::string.
+std::string quoted(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out.append(1, '"').append(text).append(1, '"');
+  return out;
 }
 
 }  // namespace hookd::config

@@ -42,4 +42,7 @@ Check check_http_url_without_user_info(std::string_view text);
 // An HTTP method as hookd compares it: an RFC 9110 token without lower-case letters ("POST").
 Check check_method(std::string_view text);
 
+// `text` between double quotes, for messages (no escaping).
+std::string quoted(std::string_view text);
+
 }  // namespace hookd::config

@@ -1,5 +1,7 @@
 #include "config/units.hpp"
 
+#include "config/syntax.hpp"
+
 #include <array>
 #include <cctype>
 #include <limits>
@@ -56,14 +58,6 @@ const Unit* find_unit(const std::array<Unit, N>& units, std::string_view name) {
     if (unit.name == name) return &unit;
   }
   return nullptr;
-}
-
-// Built with append: GCC 12 warns (-Wrestrict, a false positive) on "\"" + std::string.
-std::string quoted(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out.append(1, '"').append(text).append(1, '"');
-  return out;
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 // delivery policy decides about a retry.
 #include "net/http_client_transfer.hpp"
 
+#include "net/http_types.hpp"
+
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -33,13 +35,6 @@ bool is_token(std::string_view text) {
 bool has_line_break(std::string_view text) {
   return text.find_first_of("\r\n") != std::string_view::npos ||
          text.find('\0') != std::string_view::npos;
-}
-
-bool equals_ignore_case(std::string_view a, std::string_view b) {
-  return std::ranges::equal(a, b, [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
 }
 
 std::string_view trim(std::string_view text) {
@@ -162,8 +157,8 @@ bool Transfer::configure_headers() {
       invalid_reason_ = "invalid header: " + name;
       return false;
     }
-    has_content_type = has_content_type || equals_ignore_case(name, "content-type");
-    has_expect = has_expect || equals_ignore_case(name, "expect");
+    has_content_type = has_content_type || iequals(name, "content-type");
+    has_expect = has_expect || iequals(name, "expect");
     // "Name;" is libcurl's syntax for a header with an empty value.
     std::string line = value.empty() ? name + ";" : name + ": " + value;
     header_list_ = curl_slist_append(header_list_, line.c_str());

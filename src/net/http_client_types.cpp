@@ -1,6 +1,8 @@
 // Helpers of the outbound HTTP client's value types.
 #include "net/http_client_types.hpp"
 
+#include "net/http_types.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -38,18 +40,9 @@ std::string_view to_string(TransportError error) {
   return "other";
 }
 
-namespace {
-bool equals_ignore_case(std::string_view a, std::string_view b) {
-  return std::ranges::equal(a, b, [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
-}  // namespace
-
 std::optional<std::string_view> AttemptResult::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
-    if (equals_ignore_case(key, name)) return value;
+    if (iequals(key, name)) return value;
   }
   return std::nullopt;
 }

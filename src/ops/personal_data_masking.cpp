@@ -9,7 +9,6 @@
 namespace hookd::ops {
 namespace {
 
-bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_local_char(char c) {
   return is_alnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-';

@@ -7,14 +7,14 @@ namespace hookd::ops::prom {
 namespace {
 
 bool is_alpha_(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
 bool valid_metric_name(std::string_view name) {
   if (name.empty() || !(is_alpha_(name[0]) || name[0] == ':')) return false;
   for (char c : name) {
-    if (!(is_alpha_(c) || is_digit(c) || c == ':')) return false;
+    if (!(is_alpha_(c) || is_ascii_digit(c) || c == ':')) return false;
   }
   return true;
 }
@@ -22,7 +22,7 @@ bool valid_metric_name(std::string_view name) {
 bool valid_label_name(std::string_view name) {
   if (name.empty() || !is_alpha_(name[0]) || name.starts_with("__")) return false;
   for (char c : name) {
-    if (!(is_alpha_(c) || is_digit(c))) return false;
+    if (!(is_alpha_(c) || is_ascii_digit(c))) return false;
   }
   return true;
 }

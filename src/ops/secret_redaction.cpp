@@ -9,7 +9,6 @@
 namespace hookd::ops {
 namespace {
 
-bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 bool is_word_char(char c) { return is_alnum(c) || c == '_' || c == '-'; }
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 // Characters of API keys, base64 and bearer tokens (JWTs included).

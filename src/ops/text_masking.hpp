@@ -17,12 +17,16 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cctype>
 #include <string>
 #include <string_view>
 
 namespace hookd::ops {
 
 inline constexpr std::string_view kRedacted = "[REDACTED]";
+
+// A letter or digit to the scanners (the C locale's isalnum).
+inline bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
 // True for header names or JSON keys whose values are secrets: contains authorization,
 // signature, secret, token, password, passwd, cookie, credential, api-key/api_key/apikey,

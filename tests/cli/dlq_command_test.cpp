@@ -18,7 +18,7 @@ namespace {
 using store::AttemptReport;
 using store::DeliveryStatus;
 
-struct Outcome {
+struct DlqOutcome {
   int exit_code = -1;
   std::string out;
   std::string err;
@@ -90,12 +90,12 @@ class DlqCommandTest : public ::testing::Test {
     return {};
   }
 
-  Outcome run(const std::vector<std::string>& words) {
+  DlqOutcome run(const std::vector<std::string>& words) {
     CLI::App app;
     DlqArgs args;
     add_dlq_command(app, args);
     std::vector<std::string> reversed(words.rbegin(), words.rend());
-    Outcome outcome;
+    DlqOutcome outcome;
     try {
       app.parse(reversed);
     } catch (const CLI::ParseError& error) {

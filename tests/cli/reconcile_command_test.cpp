@@ -15,7 +15,7 @@
 namespace hookd::cli {
 namespace {
 
-struct Outcome {
+struct ReconcileOutcome {
   int exit_code = -1;
   std::string out;
   std::string err;
@@ -83,7 +83,7 @@ class ReconcileCommandTest : public ::testing::Test {
     return r->at(0);
   }
 
-  Outcome run(std::vector<std::string> words) {
+  ReconcileOutcome run(std::vector<std::string> words) {
     CLI::App app;
     ReconcileArgs args;
     add_reconcile_command(app, args);
@@ -91,7 +91,7 @@ class ReconcileCommandTest : public ::testing::Test {
     argv_words.insert(argv_words.end(), words.begin(), words.end());
     std::vector<char*> argv;
     for (auto& w : argv_words) argv.push_back(w.data());
-    Outcome o;
+    ReconcileOutcome o;
     try {
       app.parse(static_cast<int>(argv.size()), argv.data());
     } catch (const CLI::ParseError&) {

@@ -5,10 +5,15 @@
 
 #include "config/dump.hpp"
 #include "config/loader.hpp"
+#include "config_test_helpers.hpp"
 #include "proxy/gateway_options.hpp"
 
 namespace hookd::config {
 namespace {
+
+using testing::kWhsec;
+using testing::load;
+using testing::problems_of;
 
 using namespace std::chrono_literals;
 
@@ -17,21 +22,6 @@ std::string proxy(std::string_view extra = "", std::string_view name = "p") {
   return "[[proxy]]\nname = \"" + std::string(name) + "\"\nupstream = \"http://127.0.0.1:9000\"\n" +
          std::string(extra) + "\n";
 }
-
-LoadOutcome load(std::string_view toml,
-                 std::initializer_list<std::pair<const std::string, std::string>> env = {}) {
-  const MapEnvironment environment(env);
-  return load_config_detailed(toml, "hookd.toml", environment, {});
-}
-
-// All problems of a load as one text ("" when valid).
-std::string problems_of(std::string_view toml,
-                        std::initializer_list<std::pair<const std::string, std::string>> env = {}) {
-  const auto outcome = load(toml, env);
-  return outcome.problems.empty() ? "" : format_problems(outcome.problems);
-}
-
-#define EXPECT_PROBLEM(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
 TEST(ConfigProxy, NoProxiesByDefault) {
   const auto out = load("");

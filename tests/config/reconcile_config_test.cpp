@@ -5,17 +5,20 @@
 
 #include "config/dump.hpp"
 #include "config/loader.hpp"
+#include "config_test_helpers.hpp"
 
 namespace hookd::config {
 namespace {
 
-using namespace std::chrono_literals;
+using testing::kWhsec;
+using testing::load;
+using testing::problems_of;
 
-constexpr const char* kWhsec = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+using namespace std::chrono_literals;
 
 // A valid [[source]] "src" with entity_key and state, then `reconcile` as its
 // [source.reconcile] (whose first key is at line 11); no table when `reconcile` is nullopt.
-std::string source(std::optional<std::string_view> reconcile) {
+std::string reconciled_source(std::optional<std::string_view> reconcile) {
   std::string text =
       "[[source]]\nname = \"src\"\nscheme = \"stripe\"\nsecrets = [\"sk-1\"]\n"
       "entity_key = \"/data/id\"\nstate = \"/data/status\"\n"
@@ -27,25 +30,11 @@ std::string source(std::optional<std::string_view> reconcile) {
 
 // A [source.reconcile] with a feed and `extra` keys (from line 12 on).
 std::string with_feed(std::string_view extra = "") {
-  return source("feed_url = \"http://127.0.0.1:9100/events\"\n" + std::string(extra));
+  return reconciled_source("feed_url = \"http://127.0.0.1:9100/events\"\n" + std::string(extra));
 }
-
-LoadOutcome load(std::string_view toml,
-                 std::initializer_list<std::pair<const std::string, std::string>> env = {}) {
-  const MapEnvironment environment(env);
-  return load_config_detailed(toml, "hookd.toml", environment, {});
-}
-
-std::string problems_of(std::string_view toml,
-                        std::initializer_list<std::pair<const std::string, std::string>> env = {}) {
-  const auto outcome = load(toml, env);
-  return outcome.problems.empty() ? "" : format_problems(outcome.problems);
-}
-
-#define EXPECT_PROBLEM(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
 TEST(ConfigReconcile, AbsentByDefault) {
-  const auto out = load(source(std::nullopt));
+  const auto out = load(reconciled_source(std::nullopt));
   ASSERT_TRUE(out.problems.empty()) << format_problems(out.problems);
   ASSERT_EQ(out.config.sources.size(), 1u);
   EXPECT_FALSE(out.config.sources[0].reconcile.has_value());
@@ -83,7 +72,7 @@ TEST(ConfigReconcile, Defaults) {
 }
 
 TEST(ConfigReconcile, ReadsEveryKeyFromTheFile) {
-  const auto out = load(source(R"(interval = "0"
+  const auto out = load(reconciled_source(R"(interval = "0"
 feed_url = "https://provider.example/v1/events?kind=contract"
 feed_token = "ft-secret"
 items = ""
@@ -132,7 +121,8 @@ lease = "1h")"));
 }
 
 TEST(ConfigReconcile, StatusUrlAloneIsEnough) {
-  EXPECT_EQ(problems_of(source("status_url = \"http://127.0.0.1:9100/c/{entity}\"")), "");
+  EXPECT_EQ(problems_of(reconciled_source("status_url = \"http://127.0.0.1:9100/c/{entity}\"")),
+            "");
 }
 
 TEST(ConfigReconcile, EnvironmentOverridesEveryKey) {
@@ -192,8 +182,8 @@ TEST(ConfigReconcile, EnvironmentOverridesEveryKey) {
 }
 
 TEST(ConfigReconcile, EnvironmentTurnsTheTableOn) {
-  const auto out =
-      load(source(std::nullopt), {{"HOOKD_SOURCE_SRC_RECONCILE_FEED_URL", "http://h/feed"}});
+  const auto out = load(reconciled_source(std::nullopt),
+                        {{"HOOKD_SOURCE_SRC_RECONCILE_FEED_URL", "http://h/feed"}});
   ASSERT_TRUE(out.problems.empty()) << format_problems(out.problems);
   ASSERT_TRUE(out.config.sources[0].reconcile.has_value());
   EXPECT_EQ(out.config.sources[0].reconcile->feed_url, "http://h/feed");
@@ -210,16 +200,18 @@ TEST(ConfigReconcile, EnvironmentErrorsNameTheVariable) {
   EXPECT_PROBLEM(text,
                  "env HOOKD_SOURCE_SRC_RECONCILE_LEASEE): unknown configuration variable; did you "
                  "mean HOOKD_SOURCE_SRC_RECONCILE_LEASE?");
-  EXPECT_FALSE(load(source(std::nullopt), {{"HOOKD_SOURCE_SRC_RECONCILE_REPAIR", "later"}})
-                   .config.sources[0]
-                   .reconcile.has_value());
+  EXPECT_FALSE(
+      load(reconciled_source(std::nullopt), {{"HOOKD_SOURCE_SRC_RECONCILE_REPAIR", "later"}})
+          .config.sources[0]
+          .reconcile.has_value());
 }
 
 TEST(ConfigReconcile, NeedsAFeedOrAStatusUrl) {
-  EXPECT_PROBLEM(problems_of(source("repair = \"manual\"")),
+  EXPECT_PROBLEM(problems_of(reconciled_source("repair = \"manual\"")),
                  "source[src].reconcile (hookd.toml line 11): needs feed_url (a feed of the "
                  "provider's events) or status_url");
-  EXPECT_PROBLEM(problems_of(source("")), "source[src].reconcile (default): needs feed_url");
+  EXPECT_PROBLEM(problems_of(reconciled_source("")),
+                 "source[src].reconcile (default): needs feed_url");
 }
 
 TEST(ConfigReconcile, UnknownKeysAndWrongTypes) {
@@ -244,26 +236,26 @@ TEST(ConfigReconcile, UnknownKeysAndWrongTypes) {
 }
 
 TEST(ConfigReconcile, Urls) {
-  EXPECT_PROBLEM(problems_of(source("feed_url = \"ftp://h/feed\"")),
+  EXPECT_PROBLEM(problems_of(reconciled_source("feed_url = \"ftp://h/feed\"")),
                  "source[src].reconcile.feed_url (hookd.toml line 11): URL \"ftp://h/feed\" must "
                  "start with http:// or https://");
-  const auto user_info = problems_of(source("feed_url = \"http://u:pw-9@h/feed\""));
+  const auto user_info = problems_of(reconciled_source("feed_url = \"http://u:pw-9@h/feed\""));
   EXPECT_PROBLEM(
       user_info,
       "source[src].reconcile.feed_url (hookd.toml line 11): URL must not hold user info");
   EXPECT_EQ(user_info.find("pw-9"), std::string::npos) << user_info;
   EXPECT_PROBLEM(
-      problems_of(source("status_url = \"file:///x/{entity}\"")),
+      problems_of(reconciled_source("status_url = \"file:///x/{entity}\"")),
       "source[src].reconcile.status_url (hookd.toml line 11): URL \"file:///x/{entity}\" "
       "must start with http:// or https://");
   EXPECT_PROBLEM(
-      problems_of(source("status_url = \"http://h/contracts\"")),
+      problems_of(reconciled_source("status_url = \"http://h/contracts\"")),
       "source[src].reconcile.status_url (hookd.toml line 11): URL \"http://h/contracts\" "
       "must contain {entity} in its path or query (it is replaced by the URL-encoded "
       "entity), e.g. \"http://provider/contracts/{entity}\"");
-  EXPECT_PROBLEM(problems_of(source("status_url = \"http://{entity}/c\"")),
+  EXPECT_PROBLEM(problems_of(reconciled_source("status_url = \"http://{entity}/c\"")),
                  "must contain {entity} in its path or query");
-  EXPECT_EQ(problems_of(source("status_url = \"http://h/c?id={entity}\"")), "");
+  EXPECT_EQ(problems_of(reconciled_source("status_url = \"http://h/c?id={entity}\"")), "");
 }
 
 TEST(ConfigReconcile, StatusUrlNeedsEntityKeyAndState) {
@@ -293,11 +285,12 @@ TEST(ConfigReconcile, Pointers) {
   EXPECT_PROBLEM(problems_of(with_feed("item_id = \"\"")),
                  "source[src].reconcile.item_id (hookd.toml line 12): is required with feed_url");
   EXPECT_PROBLEM(
-      problems_of(source("status_url = \"http://h/{entity}\"\nstatus_state = \"\"")),
+      problems_of(reconciled_source("status_url = \"http://h/{entity}\"\nstatus_state = \"\"")),
       "source[src].reconcile.status_state (hookd.toml line 12): is required with status_url");
   // Not used without a status_url / a feed: "" is fine.
   EXPECT_EQ(problems_of(with_feed("status_state = \"\"")), "");
-  EXPECT_EQ(problems_of(source("status_url = \"http://h/{entity}\"\nitem_id = \"\"")), "");
+  EXPECT_EQ(problems_of(reconciled_source("status_url = \"http://h/{entity}\"\nitem_id = \"\"")),
+            "");
 }
 
 TEST(ConfigReconcile, CursorParam) {
@@ -318,7 +311,7 @@ TEST(ConfigReconcile, SinceParam) {
                  "source[src].reconcile.since_param (hookd.toml line 12): needs item_time: the "
                  "watermark it starts from is the newest item_time read");
   EXPECT_PROBLEM(
-      problems_of(source("status_url = \"http://h/{entity}\"\nsince_param = \"s\"")),
+      problems_of(reconciled_source("status_url = \"http://h/{entity}\"\nsince_param = \"s\"")),
       "source[src].reconcile.since_param (hookd.toml line 12): is set but feed_url is empty");
   EXPECT_PROBLEM(problems_of(with_feed("since_format = \"iso\"")),
                  "source[src].reconcile.since_format (hookd.toml line 12): must be one of "
@@ -331,9 +324,10 @@ TEST(ConfigReconcile, FeedToken) {
                  "source[src].reconcile.feed_token (hookd.toml line 12): contains "
                  "whitespace (the value is not shown)");
   EXPECT_EQ(spaced.find("en-42"), std::string::npos) << spaced;
-  EXPECT_PROBLEM(problems_of(source("status_url = \"http://h/{entity}\"\nfeed_token = \"t\"")),
-                 "source[src].reconcile.feed_token (hookd.toml line 12): is set but feed_url is "
-                 "empty");
+  EXPECT_PROBLEM(
+      problems_of(reconciled_source("status_url = \"http://h/{entity}\"\nfeed_token = \"t\"")),
+      "source[src].reconcile.feed_token (hookd.toml line 12): is set but feed_url is "
+      "empty");
 }
 
 TEST(ConfigReconcile, Repair) {

@@ -5,19 +5,14 @@
 #include "config/config.hpp"
 #include "config/loader.hpp"
 #include "config/validate.hpp"
+#include "config_test_helpers.hpp"
 
 namespace hookd::config {
 namespace {
 
-constexpr const char* kWhsec = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-
-// All problems of a load as one text ("" when valid).
-std::string problems_of(std::string_view toml,
-                        std::initializer_list<std::pair<const std::string, std::string>> env = {}) {
-  const MapEnvironment environment(env);
-  const auto outcome = load_config_detailed(toml, "hookd.toml", environment, {});
-  return outcome.problems.empty() ? "" : format_problems(outcome.problems);
-}
+using testing::kWhsec;
+using testing::load;
+using testing::problems_of;
 
 // A valid [[source]] with `top` keys added at its top level and `tables` after it.
 std::string source(std::string_view top, std::string_view tables = "",
@@ -27,8 +22,6 @@ std::string source(std::string_view top, std::string_view tables = "",
          "\n[source.forward]\nurl = \"http://127.0.0.1:3000/in\"\nsecret = \"" + kWhsec + "\"\n" +
          std::string(tables) + "\n";
 }
-
-#define EXPECT_PROBLEM(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
 TEST(ConfigValidate, ValidSourceHasNoProblems) { EXPECT_EQ(problems_of(source("")), ""); }
 
@@ -475,8 +468,8 @@ TEST(ConfigValidate, AlertsNeedASignedHttpUrlAndKnownTypes) {
 }
 
 TEST(ConfigValidate, AlertsComeFromTheEnvironmentToo) {
-  const MapEnvironment environment({{"HOOKD_ALERTS_URL", "http://127.0.0.1:9/a"},
-                                    {"HOOKD_ALERTS_SECRET", kWhsec}});
+  const MapEnvironment environment(
+      {{"HOOKD_ALERTS_URL", "http://127.0.0.1:9/a"}, {"HOOKD_ALERTS_SECRET", kWhsec}});
   const auto outcome = load_config_detailed("", "hookd.toml", environment, {});
   ASSERT_TRUE(outcome.problems.empty()) << format_problems(outcome.problems);
   EXPECT_EQ(outcome.config.alerts.url, "http://127.0.0.1:9/a");

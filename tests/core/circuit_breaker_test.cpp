@@ -21,17 +21,17 @@ using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-const TimePoint kStart = TimePoint(seconds(1'700'000'000));
-constexpr double kNoJitter = 0.5;  // sample 0.5 -> factor 1.0
+const TimePoint kBreakerStart = TimePoint(seconds(1'700'000'000));
+constexpr double kBreakerNoJitter = 0.5;  // sample 0.5 -> factor 1.0
 
 // The defaults, except a ramp to 8.
-CircuitBreakerConfig test_config() {
+CircuitBreakerConfig breaker_config() {
   CircuitBreakerConfig config;
   config.ramp_to = 8;
   return config;
 }
 
-CircuitBreaker make(CircuitBreakerConfig config = test_config()) {
+CircuitBreaker make_breaker(CircuitBreakerConfig config = breaker_config()) {
   auto breaker = CircuitBreaker::create(config);
   EXPECT_TRUE(breaker.has_value());
   return *breaker;
@@ -41,7 +41,7 @@ std::optional<CircuitTransition> fail_one(CircuitBreaker& breaker, TimePoint now
                                           std::optional<Duration> retry_after = {}) {
   const CircuitPermit permit = breaker.allow(now);
   EXPECT_TRUE(permit);
-  return breaker.record_failure(permit, now, kNoJitter, retry_after);
+  return breaker.record_failure(permit, now, kBreakerNoJitter, retry_after);
 }
 
 std::optional<CircuitTransition> succeed_one(CircuitBreaker& breaker, TimePoint now) {
@@ -62,30 +62,31 @@ std::optional<TimePoint> fail_until_open(CircuitBreaker& breaker, TimePoint from
 
 // Opens the default breaker: a failure every 500 ms for 15 s (30 attempts, all failed).
 TimePoint open_it(CircuitBreaker& breaker) {
-  const auto opened = fail_until_open(breaker, kStart, milliseconds(500));
+  const auto opened = fail_until_open(breaker, kBreakerStart, milliseconds(500));
   EXPECT_TRUE(opened);
   EXPECT_EQ(breaker.state(*opened), CircuitState::kOpen);
-  return opened.value_or(kStart);
+  return opened.value_or(kBreakerStart);
 }
 
 // A39: the first case at unit level — 20 first attempts fail at once, their retries
 // fail, their third attempts succeed. The old breaker opened on the 5th failure.
 TEST(CircuitBreaker, A39_BurstOfFailuresThenSuccessesDoesNotOpen) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   for (int round = 0; round < 2; ++round) {
     for (int i = 0; i < 20; ++i) {
-      EXPECT_FALSE(fail_one(breaker, kStart + milliseconds(300 * round + i)));
+      EXPECT_FALSE(fail_one(breaker, kBreakerStart + milliseconds(300 * round + i)));
     }
   }
-  for (int i = 0; i < 20; ++i) EXPECT_FALSE(succeed_one(breaker, kStart + milliseconds(900 + i)));
-  EXPECT_EQ(breaker.state(kStart + seconds(1)), CircuitState::kClosed);
-  EXPECT_FALSE(breaker.concurrency_cap(kStart + seconds(1)));
+  for (int i = 0; i < 20; ++i)
+    EXPECT_FALSE(succeed_one(breaker, kBreakerStart + milliseconds(900 + i)));
+  EXPECT_EQ(breaker.state(kBreakerStart + seconds(1)), CircuitState::kClosed);
+  EXPECT_FALSE(breaker.concurrency_cap(kBreakerStart + seconds(1)));
 }
 
 // A39: failing two of every three requests, steadily for ten minutes, never opens.
 TEST(CircuitBreaker, A39_EndpointFailingTwoOfEveryThreeStaysClosed) {
-  CircuitBreaker breaker = make();
-  TimePoint now = kStart;
+  CircuitBreaker breaker = make_breaker();
+  TimePoint now = kBreakerStart;
   for (int i = 0; i < 6000; ++i, now += milliseconds(100)) {
     const auto t = i % 3 == 2 ? succeed_one(breaker, now) : fail_one(breaker, now);
     ASSERT_FALSE(t) << "opened at request " << i;
@@ -98,8 +99,8 @@ TEST(CircuitBreaker, A39_EndpointFailingTwoOfEveryThreeStaysClosed) {
 TEST(CircuitBreaker, A39_RandomThirtyPercentFailuresNeverOpen) {
   std::mt19937_64 rng(7);
   std::bernoulli_distribution fails(0.3);
-  CircuitBreaker breaker = make();
-  TimePoint now = kStart;
+  CircuitBreaker breaker = make_breaker();
+  TimePoint now = kBreakerStart;
   int longest_run = 0;
   for (int i = 0, run = 0; i < 20'000; ++i, now += milliseconds(20)) {
     const bool failed = fails(rng);
@@ -111,26 +112,26 @@ TEST(CircuitBreaker, A39_RandomThirtyPercentFailuresNeverOpen) {
 }
 
 TEST(CircuitBreaker, A39_SustainedFailureRateOpensAfterHalfTheWindow) {
-  CircuitBreaker breaker = make();
-  // All-failing from kStart: the rate is reached at once, but only a span of half the window
+  CircuitBreaker breaker = make_breaker();
+  // All-failing from kBreakerStart: the rate is reached at once, but only a span of half the window
   // (15 s) makes it sustained.
-  const auto opened = fail_until_open(breaker, kStart, milliseconds(500));
+  const auto opened = fail_until_open(breaker, kBreakerStart, milliseconds(500));
   ASSERT_TRUE(opened);
-  EXPECT_EQ(*opened, kStart + seconds(15));
+  EXPECT_EQ(*opened, kBreakerStart + seconds(15));
 }
 
 TEST(CircuitBreaker, A39_FewerThanTheMinimumAttemptsNeverOpen) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   // 19 failures per 30 s window, every one failing, for ten minutes.
-  TimePoint now = kStart;
+  TimePoint now = kBreakerStart;
   for (int i = 0; i < 400; ++i, now += milliseconds(1600)) ASSERT_FALSE(fail_one(breaker, now));
   EXPECT_EQ(breaker.state(now), CircuitState::kClosed);
 }
 
 TEST(CircuitBreaker, A39_RateBelowTheThresholdStaysClosedAboveItOpens) {
   auto run = [](int failures_per_20) {
-    CircuitBreaker breaker = make();
-    TimePoint now = kStart;
+    CircuitBreaker breaker = make_breaker();
+    TimePoint now = kBreakerStart;
     for (int i = 0; i < 2000; ++i, now += milliseconds(100)) {
       const auto t = i % 20 < failures_per_20 ? fail_one(breaker, now) : succeed_one(breaker, now);
       if (t && t->to == CircuitState::kOpen) return true;
@@ -143,8 +144,8 @@ TEST(CircuitBreaker, A39_RateBelowTheThresholdStaysClosedAboveItOpens) {
 }
 
 TEST(CircuitBreaker, A39_OldSuccessesAgeOutOfTheWindow) {
-  CircuitBreaker breaker = make();
-  TimePoint now = kStart;
+  CircuitBreaker breaker = make_breaker();
+  TimePoint now = kBreakerStart;
   for (int i = 0; i < 600; ++i, now += milliseconds(100)) succeed_one(breaker, now);
   // The endpoint dies: it opens once the successes have left the 30 s window (>= 90 % failed),
   // not before.
@@ -155,9 +156,9 @@ TEST(CircuitBreaker, A39_OldSuccessesAgeOutOfTheWindow) {
 }
 
 TEST(CircuitBreaker, OpeningReportsTheWindowAndTheFirstTrickleTime) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   std::optional<CircuitTransition> opened;
-  TimePoint now = kStart;
+  TimePoint now = kBreakerStart;
   for (; !opened; now += milliseconds(500)) opened = fail_one(breaker, now);
   EXPECT_EQ(opened->from, CircuitState::kClosed);
   EXPECT_EQ(opened->to, CircuitState::kOpen);
@@ -169,7 +170,7 @@ TEST(CircuitBreaker, OpeningReportsTheWindowAndTheFirstTrickleTime) {
 // A39: a dead endpoint gets one request per cool-down while open, at concurrency 1, and
 // the interval does not grow (the old breaker doubled it per failed probe).
 TEST(CircuitBreaker, A39_OpenCircuitKeepsATrickleOfOneRequestPerCooldown) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   const TimePoint opened = open_it(breaker);
   EXPECT_EQ(breaker.concurrency_cap(opened), 1u);
   // Ask every 100 ms for ten minutes; the endpoint stays dead.
@@ -180,7 +181,7 @@ TEST(CircuitBreaker, A39_OpenCircuitKeepsATrickleOfOneRequestPerCooldown) {
     EXPECT_TRUE(permit.trickle);
     EXPECT_FALSE(breaker.allow(now)) << "a second request while the first is out";
     sent.push_back(now);
-    EXPECT_FALSE(breaker.record_failure(permit, now + milliseconds(50), kNoJitter));
+    EXPECT_FALSE(breaker.record_failure(permit, now + milliseconds(50), kBreakerNoJitter));
   }
   ASSERT_EQ(sent.size(), 19u);  // one per 30 s + 50 ms answer, no growth
   EXPECT_EQ(sent.front() - opened, seconds(30));
@@ -193,8 +194,8 @@ TEST(CircuitBreaker, A39_OpenCircuitKeepsATrickleOfOneRequestPerCooldown) {
 // A39: the Retry-After of the failing answer sets when the next request goes (clamped to
 // [min_probe_interval, cooldown]).
 TEST(CircuitBreaker, A39_RetryAfterOfTheFailingAnswerSetsTheProbeTime) {
-  CircuitBreaker breaker = make();
-  TimePoint now = kStart;
+  CircuitBreaker breaker = make_breaker();
+  TimePoint now = kBreakerStart;
   std::optional<CircuitTransition> opened;
   for (; !opened; now += milliseconds(500)) opened = fail_one(breaker, now, seconds(2));
   EXPECT_EQ(opened->next_probe_at, opened->at + seconds(2));
@@ -202,23 +203,24 @@ TEST(CircuitBreaker, A39_RetryAfterOfTheFailingAnswerSetsTheProbeTime) {
   EXPECT_FALSE(breaker.would_allow(t + milliseconds(1999)));
   CircuitPermit permit = breaker.allow(t + seconds(2));
   ASSERT_TRUE(permit.trickle);
-  breaker.record_failure(permit, t + seconds(2), kNoJitter, seconds(5));
+  breaker.record_failure(permit, t + seconds(2), kBreakerNoJitter, seconds(5));
   EXPECT_EQ(breaker.next_probe_at(t + seconds(2)), t + seconds(7));
   permit = breaker.allow(t + seconds(7));
-  breaker.record_failure(permit, t + seconds(7), kNoJitter, milliseconds(0));
+  breaker.record_failure(permit, t + seconds(7), kBreakerNoJitter, milliseconds(0));
   EXPECT_EQ(breaker.next_probe_at(t + seconds(7)), t + seconds(8));  // floor 1 s
   permit = breaker.allow(t + seconds(8));
-  breaker.record_failure(permit, t + seconds(8), kNoJitter, std::chrono::hours(2));
+  breaker.record_failure(permit, t + seconds(8), kBreakerNoJitter, std::chrono::hours(2));
   EXPECT_EQ(breaker.next_probe_at(t + seconds(8)), t + seconds(38));  // at most the cool-down
   permit = breaker.allow(t + seconds(38));
-  breaker.record_failure(permit, t + seconds(38), kNoJitter);  // no Retry-After: the cool-down
+  breaker.record_failure(permit, t + seconds(38),
+                         kBreakerNoJitter);  // no Retry-After: the cool-down
   EXPECT_EQ(breaker.next_probe_at(t + seconds(38)), t + seconds(68));
 }
 
 // A39: the trickle request's success starts the ramp: 1, 2, 4, 8 per ramp interval (1 s),
 // then closed at the endpoint's cap (8 here) — never everything at once.
 TEST(CircuitBreaker, A39_RecoveryRampsTheConcurrencyUpThenCloses) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   const TimePoint opened = open_it(breaker);
   const TimePoint t = opened + seconds(30);
   const CircuitPermit permit = breaker.allow(t);
@@ -243,7 +245,7 @@ TEST(CircuitBreaker, A39_RecoveryRampsTheConcurrencyUpThenCloses) {
 }
 
 TEST(CircuitBreaker, A39_FailuresDuringTheRampReopenTheCircuit) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   const TimePoint t = open_it(breaker) + seconds(30);
   breaker.record_success(breaker.allow(t), t);
   ASSERT_EQ(breaker.state(t), CircuitState::kHalfOpen);
@@ -260,12 +262,12 @@ TEST(CircuitBreaker, A39_FailuresDuringTheRampReopenTheCircuit) {
 }
 
 TEST(CircuitBreaker, ARampRequestStillCountsAfterTheRampClosed) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   const TimePoint t = open_it(breaker) + seconds(30);
   breaker.record_success(breaker.allow(t), t);
   const CircuitPermit during_ramp = breaker.allow(t + milliseconds(100));
   ASSERT_TRUE(breaker.tick(t + seconds(3)));  // closed
-  breaker.record_failure(during_ramp, t + seconds(3), kNoJitter);
+  breaker.record_failure(during_ramp, t + seconds(3), kBreakerNoJitter);
   EXPECT_EQ(breaker.window_totals(t + seconds(3)).failures, 1);
 }
 
@@ -274,29 +276,29 @@ TEST(CircuitBreaker, A07JitterSpreadsTheTrickleOfManyBreakersThatOpenedTogether)
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   std::vector<TimePoint> probe_times;
   for (int i = 0; i < 1000; ++i) {
-    CircuitBreaker breaker = make();
-    for (TimePoint now = kStart;; now += milliseconds(500)) {
+    CircuitBreaker breaker = make_breaker();
+    for (TimePoint now = kBreakerStart;; now += milliseconds(500)) {
       const CircuitPermit permit = breaker.allow(now);
       if (breaker.record_failure(permit, now, uniform(rng))) break;
     }
-    probe_times.push_back(*breaker.next_probe_at(kStart + seconds(15)));
+    probe_times.push_back(*breaker.next_probe_at(kBreakerStart + seconds(15)));
   }
   const auto [min, max] = std::minmax_element(probe_times.begin(), probe_times.end());
-  EXPECT_GE(*min, kStart + seconds(15 + 24));
-  EXPECT_LE(*max, kStart + seconds(15 + 36));
+  EXPECT_GE(*min, kBreakerStart + seconds(15 + 24));
+  EXPECT_LE(*max, kBreakerStart + seconds(15 + 36));
   EXPECT_GE(*max - *min, seconds(10));  // the spread is 12 s wide
   std::map<std::int64_t, int> per_slot;
-  for (const TimePoint t : probe_times) ++per_slot[(t - kStart).count() / 1000];
+  for (const TimePoint t : probe_times) ++per_slot[(t - kBreakerStart).count() / 1000];
   for (const auto& [slot, count] : per_slot) EXPECT_LE(count, 200) << slot;
 }
 
 TEST(CircuitBreaker, ResultsOfRequestsInFlightWhenTheCircuitOpenedAreIgnored) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   std::vector<CircuitPermit> in_flight;
-  for (int i = 0; i < 3; ++i) in_flight.push_back(breaker.allow(kStart));
+  for (int i = 0; i < 3; ++i) in_flight.push_back(breaker.allow(kBreakerStart));
   const TimePoint opened = open_it(breaker);
   // Late failures do not move the trickle; a late success does not start the ramp.
-  EXPECT_FALSE(breaker.record_failure(in_flight[0], opened + seconds(1), kNoJitter));
+  EXPECT_FALSE(breaker.record_failure(in_flight[0], opened + seconds(1), kBreakerNoJitter));
   EXPECT_FALSE(breaker.record_success(in_flight[1], opened + seconds(2)));
   EXPECT_EQ(breaker.state(opened + seconds(2)), CircuitState::kOpen);
   EXPECT_EQ(breaker.next_probe_at(opened), opened + seconds(30));
@@ -308,7 +310,7 @@ TEST(CircuitBreaker, ResultsOfRequestsInFlightWhenTheCircuitOpenedAreIgnored) {
 }
 
 TEST(CircuitBreaker, ReleasedTrickleRequestFreesTheSlot) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   const TimePoint t = open_it(breaker) + seconds(30);
   const CircuitPermit first = breaker.allow(t);
   ASSERT_TRUE(first.trickle);
@@ -320,7 +322,7 @@ TEST(CircuitBreaker, ReleasedTrickleRequestFreesTheSlot) {
 }
 
 TEST(CircuitBreaker, SilentTrickleRequestIsReplacedAfterTheProbeTimeoutAndIgnored) {
-  CircuitBreaker breaker = make();
+  CircuitBreaker breaker = make_breaker();
   const TimePoint t = open_it(breaker) + seconds(30);
   const CircuitPermit lost = breaker.allow(t);
   ASSERT_TRUE(lost.trickle);
@@ -334,10 +336,10 @@ TEST(CircuitBreaker, SilentTrickleRequestIsReplacedAfterTheProbeTimeoutAndIgnore
 }
 
 TEST(CircuitBreaker, DisabledBreakerNeverOpens) {
-  CircuitBreakerConfig config = test_config();
+  CircuitBreakerConfig config = breaker_config();
   config.enabled = false;
-  CircuitBreaker breaker = make(config);
-  EXPECT_FALSE(fail_until_open(breaker, kStart, milliseconds(100), 5000));
+  CircuitBreaker breaker = make_breaker(config);
+  EXPECT_FALSE(fail_until_open(breaker, kBreakerStart, milliseconds(100), 5000));
 }
 
 TEST(CircuitBreaker, InvalidConfigsAreRefused) {

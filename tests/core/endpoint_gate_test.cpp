@@ -14,10 +14,10 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-const TimePoint kStart = TimePoint(seconds(1'700'000'000));
-constexpr double kNoJitter = 0.5;
+const TimePoint kGateStart = TimePoint(seconds(1'700'000'000));
+constexpr double kGateNoJitter = 0.5;
 
-EndpointGateConfig test_config() {
+EndpointGateConfig gate_config() {
   EndpointGateConfig config;
   config.rate = {.per_second = 10, .burst = 2};
   config.max_in_flight = 2;
@@ -28,23 +28,23 @@ EndpointGateConfig test_config() {
   return config;
 }
 
-EndpointGate make(const EndpointGateConfig& config = test_config()) {
-  auto gate = EndpointGate::create(config, kStart);
+EndpointGate make_gate(const EndpointGateConfig& config = gate_config()) {
+  auto gate = EndpointGate::create(config, kGateStart);
   EXPECT_TRUE(gate.has_value());
   return *gate;
 }
 
-// Two failures 200 ms apart (kStart, kStart + 200 ms): the circuit opens on the second.
+// Two failures 200 ms apart (kGateStart, kGateStart + 200 ms): the circuit opens on the second.
 void open_circuit(EndpointGate& gate) {
   for (int i = 0; i < 2; ++i) {
-    const TimePoint now = kStart + milliseconds(200 * i);
+    const TimePoint now = kGateStart + milliseconds(200 * i);
     const Admission a = gate.admit(now);
     ASSERT_TRUE(a.admitted());
-    const auto t = gate.finish(a.permit, EndpointHealth::kFailed, now, kNoJitter);
+    const auto t = gate.finish(a.permit, EndpointHealth::kFailed, now, kGateNoJitter);
     ASSERT_EQ(t.has_value(), i == 1);
   }
 }
-constexpr TimePoint kOpened = kStart + milliseconds(200);
+constexpr TimePoint kOpened = kGateStart + milliseconds(200);
 
 // ---- ConcurrencyLimit ---------------------------------------------------------------------
 
@@ -72,8 +72,8 @@ TEST(ConcurrencyLimit, ZeroIsUnlimitedAndLoweringTheCapDrainsFirst) {
 // ---- EndpointGate -------------------------------------------------------------------------
 
 TEST(EndpointGate, AdmitsWhenEverythingIsFree) {
-  EndpointGate gate = make();
-  const Admission admission = gate.admit(kStart);
+  EndpointGate gate = make_gate();
+  const Admission admission = gate.admit(kGateStart);
   EXPECT_TRUE(admission.admitted());
   EXPECT_EQ(admission.reason, GateReason::kNone);
   EXPECT_TRUE(admission.permit);
@@ -81,45 +81,45 @@ TEST(EndpointGate, AdmitsWhenEverythingIsFree) {
 }
 
 TEST(EndpointGate, BusyAtTheConcurrencyCapWithoutSpendingATokenOrProbe) {
-  EndpointGateConfig config = test_config();
+  EndpointGateConfig config = gate_config();
   config.rate = {.per_second = 10, .burst = 5};
-  EndpointGate gate = make(config);
-  ASSERT_TRUE(gate.admit(kStart).admitted());
-  ASSERT_TRUE(gate.admit(kStart).admitted());
-  const Admission busy = gate.admit(kStart);
+  EndpointGate gate = make_gate(config);
+  ASSERT_TRUE(gate.admit(kGateStart).admitted());
+  ASSERT_TRUE(gate.admit(kGateStart).admitted());
+  const Admission busy = gate.admit(kGateStart);
   EXPECT_EQ(busy.verdict, GateVerdict::kBusy);
   EXPECT_EQ(busy.reason, GateReason::kConcurrencyLimit);
   EXPECT_FALSE(busy.retry_at);
-  EXPECT_EQ(gate.rate_limiter().tokens_available(kStart), 3u);  // refusal spent nothing
+  EXPECT_EQ(gate.rate_limiter().tokens_available(kGateStart), 3u);  // refusal spent nothing
 }
 
 TEST(EndpointGate, A08WaitsForTheNextTokenWhenRateLimited) {
-  EndpointGate gate = make();
+  EndpointGate gate = make_gate();
   for (int i = 0; i < 2; ++i) {
-    const Admission admission = gate.admit(kStart);
+    const Admission admission = gate.admit(kGateStart);
     ASSERT_TRUE(admission.admitted());
-    gate.finish(admission.permit, EndpointHealth::kHealthy, kStart, kNoJitter);
+    gate.finish(admission.permit, EndpointHealth::kHealthy, kGateStart, kGateNoJitter);
   }
-  const Admission wait = gate.admit(kStart);
+  const Admission wait = gate.admit(kGateStart);
   EXPECT_EQ(wait.verdict, GateVerdict::kWait);
   EXPECT_EQ(wait.reason, GateReason::kRateLimited);
-  EXPECT_EQ(wait.retry_at, kStart + milliseconds(100));
+  EXPECT_EQ(wait.retry_at, kGateStart + milliseconds(100));
   EXPECT_EQ(gate.concurrency().in_flight(), 0u);  // refusal took no slot
-  EXPECT_TRUE(gate.admit(kStart + milliseconds(100)).admitted());
+  EXPECT_TRUE(gate.admit(kGateStart + milliseconds(100)).admitted());
 }
 
 TEST(EndpointGate, A08DeliveredRateOverASimulatedMinute) {
-  EndpointGateConfig config = test_config();
+  EndpointGateConfig config = gate_config();
   config.rate = {.per_second = 25};
   config.max_in_flight = 4;
-  EndpointGate gate = make(config);
+  EndpointGate gate = make_gate(config);
   // Each delivery takes 30 ms; the dispatcher re-asks at retry_at or after a finish.
   std::vector<std::pair<TimePoint, CircuitPermit>> running;
   int delivered = 0;
-  for (TimePoint now = kStart; now < kStart + seconds(60); now += milliseconds(1)) {
+  for (TimePoint now = kGateStart; now < kGateStart + seconds(60); now += milliseconds(1)) {
     std::erase_if(running, [&](const auto& r) {
       if (r.first > now) return false;
-      gate.finish(r.second, EndpointHealth::kHealthy, now, kNoJitter);
+      gate.finish(r.second, EndpointHealth::kHealthy, now, kGateNoJitter);
       ++delivered;
       return true;
     });
@@ -133,7 +133,7 @@ TEST(EndpointGate, A08DeliveredRateOverASimulatedMinute) {
 }
 
 TEST(EndpointGate, A07OpenCircuitWaitsThenAdmitsOneTrickleRequest) {
-  EndpointGate gate = make();
+  EndpointGate gate = make_gate();
   open_circuit(gate);
   const Admission wait = gate.admit(kOpened + seconds(1));
   EXPECT_EQ(wait.verdict, GateVerdict::kWait);
@@ -149,7 +149,7 @@ TEST(EndpointGate, A07OpenCircuitWaitsThenAdmitsOneTrickleRequest) {
   EXPECT_TRUE(second.retry_at);  // fallback re-ask time (the silent request's timeout)
 
   const auto ramping =
-      gate.finish(trickle.permit, EndpointHealth::kHealthy, kOpened + seconds(11), kNoJitter);
+      gate.finish(trickle.permit, EndpointHealth::kHealthy, kOpened + seconds(11), kGateNoJitter);
   ASSERT_TRUE(ramping);
   EXPECT_EQ(ramping->to, CircuitState::kHalfOpen);
   EXPECT_TRUE(gate.admit(kOpened + seconds(11)).admitted());
@@ -157,22 +157,22 @@ TEST(EndpointGate, A07OpenCircuitWaitsThenAdmitsOneTrickleRequest) {
 
 // A39: after recovery the gate admits 1, then 2 in flight (max_in_flight 2 here: then closed).
 TEST(EndpointGate, A39_RampCapsTheConcurrencyAfterRecovery) {
-  EndpointGateConfig config = test_config();
+  EndpointGateConfig config = gate_config();
   config.max_in_flight = 4;
   config.rate = {};
-  EndpointGate gate = make(config);
+  EndpointGate gate = make_gate(config);
   open_circuit(gate);
   const TimePoint t = kOpened + seconds(10);
   const Admission trickle = gate.admit(t);
   ASSERT_TRUE(trickle.admitted());
-  ASSERT_TRUE(gate.finish(trickle.permit, EndpointHealth::kHealthy, t, kNoJitter));
+  ASSERT_TRUE(gate.finish(trickle.permit, EndpointHealth::kHealthy, t, kGateNoJitter));
   auto admitted_at = [&](TimePoint now) {
     std::vector<CircuitPermit> permits;
     for (Admission a = gate.admit(now); a.admitted(); a = gate.admit(now)) {
       permits.push_back(a.permit);
     }
     const Admission refused = gate.admit(now);
-    for (const auto& p : permits) gate.finish(p, EndpointHealth::kHealthy, now, kNoJitter);
+    for (const auto& p : permits) gate.finish(p, EndpointHealth::kHealthy, now, kGateNoJitter);
     return std::pair(permits.size(), refused);
   };
   auto [first, refused] = admitted_at(t + milliseconds(500));
@@ -184,17 +184,17 @@ TEST(EndpointGate, A39_RampCapsTheConcurrencyAfterRecovery) {
   const Admission closing = gate.admit(t + milliseconds(2500));
   ASSERT_TRUE(closing.transition);
   EXPECT_EQ(closing.transition->to, CircuitState::kClosed);
-  gate.finish(closing.permit, EndpointHealth::kHealthy, t + milliseconds(2500), kNoJitter);
+  gate.finish(closing.permit, EndpointHealth::kHealthy, t + milliseconds(2500), kGateNoJitter);
   EXPECT_EQ(admitted_at(t + milliseconds(2500)).first, 4u);
 }
 
 TEST(EndpointGate, NeutralOutcomeFreesTheSlotAndTheTrickle) {
-  EndpointGate gate = make();
+  EndpointGate gate = make_gate();
   open_circuit(gate);
   const TimePoint t = kOpened + seconds(10);
   const Admission trickle = gate.admit(t);
   ASSERT_TRUE(trickle.permit.trickle);
-  EXPECT_FALSE(gate.finish(trickle.permit, EndpointHealth::kNeutral, t, kNoJitter));
+  EXPECT_FALSE(gate.finish(trickle.permit, EndpointHealth::kNeutral, t, kGateNoJitter));
   EXPECT_EQ(gate.concurrency().in_flight(), 0u);
   const Admission again = gate.admit(t + milliseconds(100));
   EXPECT_TRUE(again.admitted());
@@ -202,8 +202,8 @@ TEST(EndpointGate, NeutralOutcomeFreesTheSlotAndTheTrickle) {
 }
 
 TEST(EndpointGate, TrickleWaitsForASlotHeldByRequestsFromBeforeTheOpen) {
-  EndpointGate gate = make();
-  const Admission slow = gate.admit(kStart);  // still running when the circuit opens
+  EndpointGate gate = make_gate();
+  const Admission slow = gate.admit(kGateStart);  // still running when the circuit opens
   open_circuit(gate);
   const Admission busy = gate.admit(kOpened + seconds(20));
   EXPECT_EQ(busy.verdict, GateVerdict::kBusy);  // open: one request at a time
@@ -214,20 +214,20 @@ TEST(EndpointGate, TrickleWaitsForASlotHeldByRequestsFromBeforeTheOpen) {
 }
 
 TEST(EndpointGate, A07SlowAndFailingEndpointsDoNotBlockAHealthyOne) {
-  EndpointGate slow = make();
-  EndpointGate failing = make();
-  EndpointGate healthy = make();
+  EndpointGate slow = make_gate();
+  EndpointGate failing = make_gate();
+  EndpointGate healthy = make_gate();
   // The slow endpoint fills its slots and never answers; the failing one opens its circuit.
-  while (slow.admit(kStart).admitted()) {
+  while (slow.admit(kGateStart).admitted()) {
   }
   open_circuit(failing);
-  EXPECT_EQ(slow.admit(kStart).verdict, GateVerdict::kBusy);
+  EXPECT_EQ(slow.admit(kGateStart).verdict, GateVerdict::kBusy);
   EXPECT_EQ(failing.admit(kOpened).verdict, GateVerdict::kWait);
   // The healthy endpoint runs at its full rate meanwhile (10/s, burst 2, over 5 s).
   int delivered = 0;
-  for (TimePoint now = kStart; now < kStart + seconds(5); now += milliseconds(1)) {
+  for (TimePoint now = kGateStart; now < kGateStart + seconds(5); now += milliseconds(1)) {
     for (Admission a = healthy.admit(now); a.admitted(); a = healthy.admit(now)) {
-      healthy.finish(a.permit, EndpointHealth::kHealthy, now, kNoJitter);
+      healthy.finish(a.permit, EndpointHealth::kHealthy, now, kGateNoJitter);
       ++delivered;
     }
   }
@@ -235,19 +235,19 @@ TEST(EndpointGate, A07SlowAndFailingEndpointsDoNotBlockAHealthyOne) {
 }
 
 TEST(EndpointGate, RateLimitChangeAtRuntime) {
-  EndpointGate gate = make();
-  gate.set_rate_limit({}, kStart);
+  EndpointGate gate = make_gate();
+  gate.set_rate_limit({}, kGateStart);
   for (int i = 0; i < 50; ++i) {
-    const Admission a = gate.admit(kStart);
+    const Admission a = gate.admit(kGateStart);
     ASSERT_TRUE(a.admitted());
-    gate.finish(a.permit, EndpointHealth::kHealthy, kStart, kNoJitter);
+    gate.finish(a.permit, EndpointHealth::kHealthy, kGateStart, kGateNoJitter);
   }
 }
 
 TEST(EndpointGate, InvalidBreakerConfigIsRefused) {
-  EndpointGateConfig config = test_config();
+  EndpointGateConfig config = gate_config();
   config.breaker.min_attempts = 0;
-  EXPECT_FALSE(EndpointGate::create(config, kStart).has_value());
+  EXPECT_FALSE(EndpointGate::create(config, kGateStart).has_value());
 }
 
 TEST(EndpointGate, Names) {

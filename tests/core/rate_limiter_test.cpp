@@ -15,7 +15,7 @@ using std::chrono::hours;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-const TimePoint kStart = TimePoint(seconds(1'700'000'000));
+const TimePoint kLimiterStart = TimePoint(seconds(1'700'000'000));
 
 // Takes every token as soon as it is there, stepping time 1 ms at a time, over [from, to).
 int greedy_per_ms(RateLimiter& limiter, TimePoint from, TimePoint to) {
@@ -44,23 +44,23 @@ std::vector<TimePoint> greedy_scheduled(RateLimiter& limiter, TimePoint from, Ti
 }
 
 TEST(RateLimiter, A08GreedyTenSecondsAtFiftyPerSecondGrantsRateTimesTimePlusBurst) {
-  RateLimiter limiter({.per_second = 50}, kStart);
+  RateLimiter limiter({.per_second = 50}, kLimiterStart);
   EXPECT_EQ(limiter.burst(), 50u);
-  const int granted = greedy_per_ms(limiter, kStart, kStart + seconds(10));
+  const int granted = greedy_per_ms(limiter, kLimiterStart, kLimiterStart + seconds(10));
   EXPECT_GE(granted, 50 * 10 + 50 - 1);
   EXPECT_LE(granted, 50 * 10 + 50 + 1);
 }
 
 TEST(RateLimiter, A08ScheduledAcquisitionGrantsTheSameAndNeverWaitsTooEarly) {
-  RateLimiter limiter({.per_second = 50}, kStart);
-  const auto grants = greedy_scheduled(limiter, kStart, kStart + seconds(10));
+  RateLimiter limiter({.per_second = 50}, kLimiterStart);
+  const auto grants = greedy_scheduled(limiter, kLimiterStart, kLimiterStart + seconds(10));
   EXPECT_GE(grants.size(), 549u);
   EXPECT_LE(grants.size(), 551u);
 }
 
 TEST(RateLimiter, A08NoOneSecondWindowExceedsRatePlusBurst) {
-  RateLimiter limiter({.per_second = 20, .burst = 5}, kStart);
-  const auto grants = greedy_scheduled(limiter, kStart, kStart + seconds(30));
+  RateLimiter limiter({.per_second = 20, .burst = 5}, kLimiterStart);
+  const auto grants = greedy_scheduled(limiter, kLimiterStart, kLimiterStart + seconds(30));
   std::deque<TimePoint> window;
   std::size_t worst = 0;
   for (const TimePoint t : grants) {
@@ -74,8 +74,8 @@ TEST(RateLimiter, A08NoOneSecondWindowExceedsRatePlusBurst) {
 
 TEST(RateLimiter, NoDriftOverAnHourAtRatesThatDoNotDivideASecond) {
   for (const std::uint32_t rate : {3u, 7u, 13u, 999u}) {
-    RateLimiter limiter({.per_second = rate, .burst = 1}, kStart);
-    const auto grants = greedy_scheduled(limiter, kStart, kStart + hours(1));
+    RateLimiter limiter({.per_second = rate, .burst = 1}, kLimiterStart);
+    const auto grants = greedy_scheduled(limiter, kLimiterStart, kLimiterStart + hours(1));
     const std::int64_t expected = std::int64_t{rate} * 3600 + 1;
     EXPECT_GE(static_cast<std::int64_t>(grants.size()), expected - 1) << rate;
     EXPECT_LE(static_cast<std::int64_t>(grants.size()), expected + 1) << rate;
@@ -83,31 +83,35 @@ TEST(RateLimiter, NoDriftOverAnHourAtRatesThatDoNotDivideASecond) {
 }
 
 TEST(RateLimiter, RetryAtIsTheExactInstantOfTheNextToken) {
-  RateLimiter limiter({.per_second = 4, .burst = 1}, kStart);
-  ASSERT_TRUE(limiter.try_acquire(kStart));
-  const RateGrant refused = limiter.try_acquire(kStart);
+  RateLimiter limiter({.per_second = 4, .burst = 1}, kLimiterStart);
+  ASSERT_TRUE(limiter.try_acquire(kLimiterStart));
+  const RateGrant refused = limiter.try_acquire(kLimiterStart);
   ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.retry_at, kStart + milliseconds(250));
-  EXPECT_EQ(limiter.next_allowed(kStart + milliseconds(100)), kStart + milliseconds(250));
-  EXPECT_FALSE(limiter.try_acquire(kStart + milliseconds(249)));
-  EXPECT_TRUE(limiter.try_acquire(kStart + milliseconds(250)));
+  EXPECT_EQ(refused.retry_at, kLimiterStart + milliseconds(250));
+  EXPECT_EQ(limiter.next_allowed(kLimiterStart + milliseconds(100)),
+            kLimiterStart + milliseconds(250));
+  EXPECT_FALSE(limiter.try_acquire(kLimiterStart + milliseconds(249)));
+  EXPECT_TRUE(limiter.try_acquire(kLimiterStart + milliseconds(250)));
 }
 
 TEST(RateLimiter, FractionalTokensCarryOver) {
   // 3/s: a token every 333.33 ms; the remainder must not be lost at each grant.
-  RateLimiter limiter({.per_second = 3, .burst = 1}, kStart);
-  ASSERT_TRUE(limiter.try_acquire(kStart));
-  EXPECT_EQ(limiter.next_allowed(kStart), kStart + milliseconds(334));  // ceil(1000 / 3)
-  ASSERT_TRUE(limiter.try_acquire(kStart + milliseconds(334)));         // 2 units left over
-  EXPECT_EQ(limiter.next_allowed(kStart + milliseconds(334)), kStart + milliseconds(667));
-  ASSERT_TRUE(limiter.try_acquire(kStart + milliseconds(667)));  // 1 unit left over
-  EXPECT_EQ(limiter.next_allowed(kStart + milliseconds(667)), kStart + milliseconds(1000));
+  RateLimiter limiter({.per_second = 3, .burst = 1}, kLimiterStart);
+  ASSERT_TRUE(limiter.try_acquire(kLimiterStart));
+  EXPECT_EQ(limiter.next_allowed(kLimiterStart),
+            kLimiterStart + milliseconds(334));                         // ceil(1000 / 3)
+  ASSERT_TRUE(limiter.try_acquire(kLimiterStart + milliseconds(334)));  // 2 units left over
+  EXPECT_EQ(limiter.next_allowed(kLimiterStart + milliseconds(334)),
+            kLimiterStart + milliseconds(667));
+  ASSERT_TRUE(limiter.try_acquire(kLimiterStart + milliseconds(667)));  // 1 unit left over
+  EXPECT_EQ(limiter.next_allowed(kLimiterStart + milliseconds(667)),
+            kLimiterStart + milliseconds(1000));
 }
 
 TEST(RateLimiter, LongIdleDoesNotAccumulateBeyondTheBurst) {
-  RateLimiter limiter({.per_second = 10}, kStart);
-  ASSERT_EQ(greedy_per_ms(limiter, kStart, kStart + milliseconds(1)), 10);
-  const TimePoint later = kStart + hours(24 * 365);
+  RateLimiter limiter({.per_second = 10}, kLimiterStart);
+  ASSERT_EQ(greedy_per_ms(limiter, kLimiterStart, kLimiterStart + milliseconds(1)), 10);
+  const TimePoint later = kLimiterStart + hours(24 * 365);
   EXPECT_EQ(limiter.tokens_available(later), 10u);
   int granted = 0;
   while (limiter.try_acquire(later)) ++granted;
@@ -115,24 +119,24 @@ TEST(RateLimiter, LongIdleDoesNotAccumulateBeyondTheBurst) {
 }
 
 TEST(RateLimiter, ZeroRateIsUnlimited) {
-  RateLimiter limiter({}, kStart);
+  RateLimiter limiter({}, kLimiterStart);
   EXPECT_TRUE(limiter.unlimited());
-  for (int i = 0; i < 100'000; ++i) ASSERT_TRUE(limiter.try_acquire(kStart));
-  EXPECT_EQ(limiter.next_allowed(kStart), kStart);
+  for (int i = 0; i < 100'000; ++i) ASSERT_TRUE(limiter.try_acquire(kLimiterStart));
+  EXPECT_EQ(limiter.next_allowed(kLimiterStart), kLimiterStart);
 }
 
 TEST(RateLimiter, ExplicitBurstOfOneSpacesDeliveriesEvenly) {
-  RateLimiter limiter({.per_second = 50, .burst = 1}, kStart);
-  EXPECT_TRUE(limiter.try_acquire(kStart));
-  const RateGrant refused = limiter.try_acquire(kStart);
+  RateLimiter limiter({.per_second = 50, .burst = 1}, kLimiterStart);
+  EXPECT_TRUE(limiter.try_acquire(kLimiterStart));
+  const RateGrant refused = limiter.try_acquire(kLimiterStart);
   EXPECT_FALSE(refused);
-  EXPECT_EQ(refused.retry_at, kStart + milliseconds(20));
+  EXPECT_EQ(refused.retry_at, kLimiterStart + milliseconds(20));
 }
 
 TEST(RateLimiter, RateChangeAtRuntime) {
-  RateLimiter limiter({.per_second = 10, .burst = 1}, kStart);
-  const TimePoint switch_at = kStart + seconds(5);
-  const int slow = greedy_per_ms(limiter, kStart, switch_at);
+  RateLimiter limiter({.per_second = 10, .burst = 1}, kLimiterStart);
+  const TimePoint switch_at = kLimiterStart + seconds(5);
+  const int slow = greedy_per_ms(limiter, kLimiterStart, switch_at);
   EXPECT_NEAR(slow, 10 * 5 + 1, 1);
   limiter.reconfigure({.per_second = 100, .burst = 1}, switch_at);
   const int fast = greedy_per_ms(limiter, switch_at, switch_at + seconds(5));
@@ -140,42 +144,42 @@ TEST(RateLimiter, RateChangeAtRuntime) {
 }
 
 TEST(RateLimiter, LoweringTheRateCapsTheSavedTokensAtTheNewBurst) {
-  RateLimiter limiter({.per_second = 100}, kStart);
-  EXPECT_EQ(limiter.tokens_available(kStart), 100u);
-  limiter.reconfigure({.per_second = 5}, kStart + seconds(1));
-  EXPECT_EQ(limiter.tokens_available(kStart + seconds(1)), 5u);
+  RateLimiter limiter({.per_second = 100}, kLimiterStart);
+  EXPECT_EQ(limiter.tokens_available(kLimiterStart), 100u);
+  limiter.reconfigure({.per_second = 5}, kLimiterStart + seconds(1));
+  EXPECT_EQ(limiter.tokens_available(kLimiterStart + seconds(1)), 5u);
 }
 
 TEST(RateLimiter, LimitingAnUnlimitedEndpointStartsWithAFullBucket) {
-  RateLimiter limiter({}, kStart);
-  limiter.reconfigure({.per_second = 2}, kStart);
-  EXPECT_EQ(limiter.tokens_available(kStart), 2u);
-  EXPECT_TRUE(limiter.try_acquire(kStart));
-  EXPECT_TRUE(limiter.try_acquire(kStart));
-  EXPECT_FALSE(limiter.try_acquire(kStart));
-  limiter.reconfigure({}, kStart);
-  EXPECT_TRUE(limiter.try_acquire(kStart));
+  RateLimiter limiter({}, kLimiterStart);
+  limiter.reconfigure({.per_second = 2}, kLimiterStart);
+  EXPECT_EQ(limiter.tokens_available(kLimiterStart), 2u);
+  EXPECT_TRUE(limiter.try_acquire(kLimiterStart));
+  EXPECT_TRUE(limiter.try_acquire(kLimiterStart));
+  EXPECT_FALSE(limiter.try_acquire(kLimiterStart));
+  limiter.reconfigure({}, kLimiterStart);
+  EXPECT_TRUE(limiter.try_acquire(kLimiterStart));
 }
 
 TEST(RateLimiter, ClockSteppingBackGrantsNothingExtra) {
-  RateLimiter limiter({.per_second = 1, .burst = 1}, kStart);
-  ASSERT_TRUE(limiter.try_acquire(kStart + seconds(10)));
-  EXPECT_FALSE(limiter.try_acquire(kStart));  // earlier than the last refill
-  EXPECT_EQ(limiter.next_allowed(kStart), kStart + seconds(11));
-  EXPECT_FALSE(limiter.try_acquire(kStart + seconds(10) + milliseconds(999)));
-  EXPECT_TRUE(limiter.try_acquire(kStart + seconds(11)));
+  RateLimiter limiter({.per_second = 1, .burst = 1}, kLimiterStart);
+  ASSERT_TRUE(limiter.try_acquire(kLimiterStart + seconds(10)));
+  EXPECT_FALSE(limiter.try_acquire(kLimiterStart));  // earlier than the last refill
+  EXPECT_EQ(limiter.next_allowed(kLimiterStart), kLimiterStart + seconds(11));
+  EXPECT_FALSE(limiter.try_acquire(kLimiterStart + seconds(10) + milliseconds(999)));
+  EXPECT_TRUE(limiter.try_acquire(kLimiterStart + seconds(11)));
 }
 
 TEST(RateLimiter, ExtremeRatesAndIdleTimesDoNotOverflow) {
   constexpr auto kMax = std::numeric_limits<std::uint32_t>::max();
-  RateLimiter limiter({.per_second = kMax, .burst = kMax}, kStart);
-  EXPECT_EQ(limiter.tokens_available(kStart), kMax);
-  EXPECT_TRUE(limiter.try_acquire(kStart));
-  const TimePoint far = kStart + hours(24 * 365 * 100);
+  RateLimiter limiter({.per_second = kMax, .burst = kMax}, kLimiterStart);
+  EXPECT_EQ(limiter.tokens_available(kLimiterStart), kMax);
+  EXPECT_TRUE(limiter.try_acquire(kLimiterStart));
+  const TimePoint far = kLimiterStart + hours(24 * 365 * 100);
   // Above 1000/s the bucket also holds one millisecond of refill (rate / 1000 tokens).
   EXPECT_GE(limiter.tokens_available(far), kMax);
   EXPECT_LE(limiter.tokens_available(far), std::uint64_t{kMax} + kMax / 1000);
-  RateLimiter slow({.per_second = 1, .burst = kMax}, kStart);
+  RateLimiter slow({.per_second = 1, .burst = kMax}, kLimiterStart);
   EXPECT_EQ(slow.tokens_available(far), kMax);
 }
 

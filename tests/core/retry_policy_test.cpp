@@ -13,7 +13,7 @@ namespace {
 using namespace std::chrono;
 using Kind = RetryDecision::Kind;
 
-const TimePoint kStart = time_point_cast<milliseconds>(sys_days{2026y / 11 / 29});
+const TimePoint kPolicyStart = time_point_cast<milliseconds>(sys_days{2026y / 11 / 29});
 
 RetryPolicy make_policy(RetryPolicyConfig config = {}) {
   auto policy = RetryPolicy::create(std::move(config));
@@ -77,14 +77,14 @@ TEST(RetryPolicyTest, OutcomesMapToDecisions) {  // A01, A03
       {AttemptOutcome::address_refused(), Kind::kDeadLetter},
   };
   for (const auto& c : cases) {
-    const auto decision = policy.next(c.outcome, 1, kStart, kStart, 0.5);
+    const auto decision = policy.next(c.outcome, 1, kPolicyStart, kPolicyStart, 0.5);
     EXPECT_EQ(decision.kind, c.expected) << decision.reason;
     EXPECT_FALSE(decision.reason.empty());
     EXPECT_EQ(decision.is_final(), c.expected != Kind::kRetry);
   }
-  EXPECT_EQ(policy.next(AttemptOutcome::response(503), 1, kStart, kStart, 0.5).reason,
+  EXPECT_EQ(policy.next(AttemptOutcome::response(503), 1, kPolicyStart, kPolicyStart, 0.5).reason,
             "HTTP 503: retry 2 of 12 in 10s");
-  EXPECT_EQ(policy.next(AttemptOutcome::response(401), 1, kStart, kStart, 0.5).reason,
+  EXPECT_EQ(policy.next(AttemptOutcome::response(401), 1, kPolicyStart, kPolicyStart, 0.5).reason,
             "HTTP 401: not retryable (credentials?), dead-lettered, alert raised");
 }
 
@@ -93,11 +93,13 @@ TEST(RetryPolicyTest, OverridesApplyPerPolicy) {
   ASSERT_TRUE(config.overrides.add("404", "retry").has_value());
   ASSERT_TRUE(config.overrides.add("5xx", "dead_letter").has_value());
   const RetryPolicy policy = make_policy(config);
-  EXPECT_EQ(policy.next(AttemptOutcome::response(404), 1, kStart, kStart, 0.5).kind, Kind::kRetry);
-  EXPECT_EQ(policy.next(AttemptOutcome::response(502), 1, kStart, kStart, 0.5).kind,
+  EXPECT_EQ(policy.next(AttemptOutcome::response(404), 1, kPolicyStart, kPolicyStart, 0.5).kind,
+            Kind::kRetry);
+  EXPECT_EQ(policy.next(AttemptOutcome::response(502), 1, kPolicyStart, kPolicyStart, 0.5).kind,
             Kind::kDeadLetter);
   // Connection errors are not statuses; overrides do not touch them.
-  EXPECT_EQ(policy.next(AttemptOutcome::timeout(), 1, kStart, kStart, 0.5).kind, Kind::kRetry);
+  EXPECT_EQ(policy.next(AttemptOutcome::timeout(), 1, kPolicyStart, kPolicyStart, 0.5).kind,
+            Kind::kRetry);
 }
 
 // A02: exponential growth, never below base*0.5, never above max*1.5.
@@ -118,8 +120,9 @@ TEST(RetryPolicyTest, ExponentialBackoffStaysWithinBounds) {
   EXPECT_EQ(policy.backoff_delay(3, 0.5), seconds(40));
   EXPECT_EQ(policy.backoff_delay(1, 0.0), seconds(5));
   EXPECT_EQ(policy.backoff_delay(1000, 0.5), max);  // no overflow for huge n
-  const auto decision = policy.next(AttemptOutcome::response(503), 3, kStart, kStart, 0.5);
-  EXPECT_EQ(decision.retry_at, kStart + seconds(40));
+  const auto decision =
+      policy.next(AttemptOutcome::response(503), 3, kPolicyStart, kPolicyStart, 0.5);
+  EXPECT_EQ(decision.retry_at, kPolicyStart + seconds(40));
 }
 
 TEST(RetryPolicyTest, ScheduleIsExactAndCapsAttempts) {
@@ -131,14 +134,14 @@ TEST(RetryPolicyTest, ScheduleIsExactAndCapsAttempts) {
   const RetryPolicy policy = make_policy(config);
   const std::vector<Duration> expected = {seconds(5), minutes(5), minutes(30), hours(2),
                                           hours(5),   hours(10),  hours(10)};
-  TimePoint now = kStart;
+  TimePoint now = kPolicyStart;
   for (int attempt = 1; attempt <= 7; ++attempt) {
-    const auto decision = policy.next(AttemptOutcome::timeout(), attempt, kStart, now, 0.9);
+    const auto decision = policy.next(AttemptOutcome::timeout(), attempt, kPolicyStart, now, 0.9);
     ASSERT_EQ(decision.kind, Kind::kRetry) << attempt;
     EXPECT_EQ(decision.retry_at - now, expected[attempt - 1]) << attempt;
     now = decision.retry_at;
   }
-  const auto last = policy.next(AttemptOutcome::timeout(), 8, kStart, now, 0.9);
+  const auto last = policy.next(AttemptOutcome::timeout(), 8, kPolicyStart, now, 0.9);
   EXPECT_EQ(last.kind, Kind::kDeadLetter);
   EXPECT_EQ(last.reason, "timeout: max attempts (8) reached, dead-lettered");
 }
@@ -146,15 +149,16 @@ TEST(RetryPolicyTest, ScheduleIsExactAndCapsAttempts) {
 TEST(RetryPolicyTest, MaxAttemptsDeadLetters) {  // A04
   const RetryPolicy policy = make_policy(exponential(seconds(1), seconds(10), 5));
   for (int attempt = 1; attempt < 5; ++attempt) {
-    EXPECT_EQ(policy.next(AttemptOutcome::response(500), attempt, kStart, kStart, 0.5).kind,
-              Kind::kRetry);
+    EXPECT_EQ(
+        policy.next(AttemptOutcome::response(500), attempt, kPolicyStart, kPolicyStart, 0.5).kind,
+        Kind::kRetry);
   }
-  EXPECT_EQ(policy.next(AttemptOutcome::response(500), 5, kStart, kStart, 0.5).kind,
+  EXPECT_EQ(policy.next(AttemptOutcome::response(500), 5, kPolicyStart, kPolicyStart, 0.5).kind,
             Kind::kDeadLetter);
-  EXPECT_EQ(policy.next(AttemptOutcome::response(500), 6, kStart, kStart, 0.5).kind,
+  EXPECT_EQ(policy.next(AttemptOutcome::response(500), 6, kPolicyStart, kPolicyStart, 0.5).kind,
             Kind::kDeadLetter);
   // A success on the last attempt is still a success.
-  EXPECT_EQ(policy.next(AttemptOutcome::response(200), 5, kStart, kStart, 0.5).kind,
+  EXPECT_EQ(policy.next(AttemptOutcome::response(200), 5, kPolicyStart, kPolicyStart, 0.5).kind,
             Kind::kDelivered);
 }
 
@@ -163,13 +167,15 @@ TEST(RetryPolicyTest, MaxAgeDeadLettersAndNoRetryPassesTheDeadline) {  // A04
   config.max_age = hours(2);
   const RetryPolicy policy = make_policy(config);
   const auto outcome = AttemptOutcome::connection_error();
-  EXPECT_EQ(policy.next(outcome, 3, kStart, kStart + hours(2), 0.5).kind, Kind::kDeadLetter);
-  EXPECT_EQ(policy.next(outcome, 3, kStart, kStart + hours(3), 0.5).kind, Kind::kDeadLetter);
+  EXPECT_EQ(policy.next(outcome, 3, kPolicyStart, kPolicyStart + hours(2), 0.5).kind,
+            Kind::kDeadLetter);
+  EXPECT_EQ(policy.next(outcome, 3, kPolicyStart, kPolicyStart + hours(3), 0.5).kind,
+            Kind::kDeadLetter);
   // 1h55m in, the next delay (~1h) would pass the deadline: the last retry is at it.
-  const auto last = policy.next(outcome, 7, kStart, kStart + minutes(115), 0.5);
+  const auto last = policy.next(outcome, 7, kPolicyStart, kPolicyStart + minutes(115), 0.5);
   ASSERT_EQ(last.kind, Kind::kRetry);
-  EXPECT_EQ(last.retry_at, kStart + hours(2));
-  EXPECT_EQ(policy.next(outcome, 8, kStart, last.retry_at, 0.5).kind, Kind::kDeadLetter);
+  EXPECT_EQ(last.retry_at, kPolicyStart + hours(2));
+  EXPECT_EQ(policy.next(outcome, 8, kPolicyStart, last.retry_at, 0.5).kind, Kind::kDeadLetter);
 }
 
 // A02: Retry-After is honoured (both forms) as a lower bound, clamped by the policy.
@@ -179,9 +185,10 @@ TEST(RetryPolicyTest, RetryAfterIsHonouredWithinBounds) {
   config.max_retry_after = minutes(10);
   const RetryPolicy policy = make_policy(config);
   auto delay_for = [&](std::string header) {
-    const auto d = policy.next(AttemptOutcome::response(429, header), 1, kStart, kStart, 0.5);
+    const auto d =
+        policy.next(AttemptOutcome::response(429, header), 1, kPolicyStart, kPolicyStart, 0.5);
     EXPECT_EQ(d.kind, Kind::kRetry);
-    return d.retry_at - kStart;
+    return d.retry_at - kPolicyStart;
   };
   EXPECT_EQ(delay_for(""), seconds(10));
   EXPECT_EQ(delay_for("120"), seconds(120));
@@ -193,7 +200,8 @@ TEST(RetryPolicyTest, RetryAfterIsHonouredWithinBounds) {
   EXPECT_EQ(delay_for("garbage"), seconds(10));  // ignored
   EXPECT_EQ(delay_for("-30"), seconds(10));      // ignored
   EXPECT_EQ(delay_for("Sun, 06 Nov 1994 08:49:37 GMT"), seconds(10));  // past date
-  const auto d = policy.next(AttemptOutcome::response(503, "120"), 1, kStart, kStart, 0.5);
+  const auto d =
+      policy.next(AttemptOutcome::response(503, "120"), 1, kPolicyStart, kPolicyStart, 0.5);
   EXPECT_EQ(d.reason, "HTTP 503: retry 2 of 50 in 2m (Retry-After)");
 
   // min_retry_after lifts a tiny request above a tiny backoff.
@@ -202,13 +210,15 @@ TEST(RetryPolicyTest, RetryAfterIsHonouredWithinBounds) {
     c.min_retry_after = seconds(3);
     return c;
   }());
-  EXPECT_EQ(tiny.next(AttemptOutcome::response(503, "0"), 1, kStart, kStart, 0.5).retry_at,
-            kStart + seconds(3));
+  EXPECT_EQ(
+      tiny.next(AttemptOutcome::response(503, "0"), 1, kPolicyStart, kPolicyStart, 0.5).retry_at,
+      kPolicyStart + seconds(3));
 
   config.honour_retry_after = false;
   const RetryPolicy deaf = make_policy(config);
-  EXPECT_EQ(deaf.next(AttemptOutcome::response(429, "600"), 1, kStart, kStart, 0.5).retry_at,
-            kStart + seconds(10));
+  EXPECT_EQ(
+      deaf.next(AttemptOutcome::response(429, "600"), 1, kPolicyStart, kPolicyStart, 0.5).retry_at,
+      kPolicyStart + seconds(10));
 }
 
 // A02: after a mass outage, 1,000 messages failing at the same instant are not retried in
@@ -221,10 +231,10 @@ TEST(RetryPolicyTest, JitterSpreadsSimultaneousFailuresA02) {
   for (int attempt : {1, 4, 12}) {  // below the cap and at the cap
     std::vector<double> delays;
     for (int i = 0; i < kMessages; ++i) {
-      const auto d =
-          policy.next(AttemptOutcome::response(503), attempt, kStart, kStart, uniform(rng));
+      const auto d = policy.next(AttemptOutcome::response(503), attempt, kPolicyStart, kPolicyStart,
+                                 uniform(rng));
       ASSERT_EQ(d.kind, Kind::kRetry);
-      delays.push_back(static_cast<double>((d.retry_at - kStart).count()));
+      delays.push_back(static_cast<double>((d.retry_at - kPolicyStart).count()));
     }
     const auto [lo, hi] = std::minmax_element(delays.begin(), delays.end());
     const double nominal = policy.backoff_delay(attempt, 0.5).count();

@@ -16,7 +16,7 @@ using testing::remove_header;
 using testing::scheme;
 using testing::set_header;
 
-constexpr std::int64_t kTs = 1700000000;
+constexpr std::int64_t kHmacTs = 1700000000;
 
 // ---- hmac-hex-ts ----
 
@@ -26,12 +26,12 @@ constexpr std::string_view kSeedMac =
     "71e1afdfe8272a065187c3e586005c932419aa059e76d101697547007dd7451b";
 
 HttpHeaders seed_headers() {
-  return {{"X-Signature", std::string(kSeedMac)}, {"X-Timestamp", std::to_string(kTs)}};
+  return {{"X-Signature", std::string(kSeedMac)}, {"X-Timestamp", std::to_string(kHmacTs)}};
 }
 
 TEST(HmacHexTsScheme, SignsLikeTheSeedsPythonCode) {
   const Signer signer = make_signer(scheme(SchemeKind::kHmacHexTs), {std::string(kSeedSecret)});
-  const HttpHeaders headers = signer.sign({"ignored", kTs, kSeedBody});
+  const HttpHeaders headers = signer.sign({"ignored", kHmacTs, kSeedBody});
   EXPECT_EQ(headers.size(), 2u);
   EXPECT_EQ(header_value(headers, "X-Signature"), kSeedMac);
   EXPECT_EQ(header_value(headers, "X-Timestamp"), "1700000000");
@@ -41,64 +41,65 @@ TEST(HmacHexTsScheme, ConfigurableHeaderNamesRoundTrip) {
   SchemeOptions options = scheme(SchemeKind::kHmacHexTs);
   options.hmac_hex_ts.signature_header = "X-Esign-Signature";
   options.hmac_hex_ts.timestamp_header = "X-Esign-Time";
-  const HttpHeaders headers = make_signer(options, {"s"}).sign({"", kTs, kSeedBody});
+  const HttpHeaders headers = make_signer(options, {"s"}).sign({"", kHmacTs, kSeedBody});
   EXPECT_EQ(header_value(headers, "X-Signature"), "<missing>");
   EXPECT_EQ(header_value(headers, "X-Esign-Time"), "1700000000");
-  EXPECT_EQ(outcome(make_verifier(options, {"s"}), headers, kSeedBody, kTs), "ok");
+  EXPECT_EQ(outcome(make_verifier(options, {"s"}), headers, kSeedBody, kHmacTs), "ok");
   // The default names are not looked at.
-  EXPECT_EQ(
-      outcome(make_verifier(options, {std::string(kSeedSecret)}), seed_headers(), kSeedBody, kTs),
-      "missing_header");
+  EXPECT_EQ(outcome(make_verifier(options, {std::string(kSeedSecret)}), seed_headers(), kSeedBody,
+                    kHmacTs),
+            "missing_header");
 }
 
 TEST(HmacHexTsScheme, RejectsTamperedRequests) {  // A16
   const Verifier verifier =
       make_verifier(scheme(SchemeKind::kHmacHexTs), {std::string(kSeedSecret)});
-  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kTs), "ok");
-  EXPECT_EQ(outcome(verifier, seed_headers(), R"({"order":43})", kTs), "no_matching_signature");
-  EXPECT_EQ(outcome(verifier, seed_headers(), R"({"order": 42})", kTs), "no_matching_signature");
+  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kHmacTs), "ok");
+  EXPECT_EQ(outcome(verifier, seed_headers(), R"({"order":43})", kHmacTs), "no_matching_signature");
+  EXPECT_EQ(outcome(verifier, seed_headers(), R"({"order": 42})", kHmacTs),
+            "no_matching_signature");
   EXPECT_EQ(outcome(make_verifier(scheme(SchemeKind::kHmacHexTs), {"other"}), seed_headers(),
-                    kSeedBody, kTs),
+                    kSeedBody, kHmacTs),
             "no_matching_signature");
   HttpHeaders changed = seed_headers();
-  set_header(changed, "X-Timestamp", std::to_string(kTs + 60));
-  EXPECT_EQ(outcome(verifier, changed, kSeedBody, kTs), "no_matching_signature");
+  set_header(changed, "X-Timestamp", std::to_string(kHmacTs + 60));
+  EXPECT_EQ(outcome(verifier, changed, kSeedBody, kHmacTs), "no_matching_signature");
   HttpHeaders truncated = seed_headers();
   set_header(truncated, "X-Signature", std::string(kSeedMac.substr(0, 62)));
-  EXPECT_EQ(outcome(verifier, truncated, kSeedBody, kTs), "no_matching_signature");
+  EXPECT_EQ(outcome(verifier, truncated, kSeedBody, kHmacTs), "no_matching_signature");
   set_header(truncated, "X-Signature", std::string(kSeedMac.substr(0, 63)));
-  EXPECT_EQ(outcome(verifier, truncated, kSeedBody, kTs), "bad_format");
+  EXPECT_EQ(outcome(verifier, truncated, kSeedBody, kHmacTs), "bad_format");
 }
 
 TEST(HmacHexTsScheme, TimestampWindowMissingAndGarbage) {
   const Verifier verifier =
       make_verifier(scheme(SchemeKind::kHmacHexTs), {std::string(kSeedSecret)});
-  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kTs + 300), "ok");
-  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kTs - 300), "ok");
-  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kTs + 301), "timestamp_too_old");
-  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kTs - 301), "timestamp_too_new");
+  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kHmacTs + 300), "ok");
+  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kHmacTs - 300), "ok");
+  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kHmacTs + 301), "timestamp_too_old");
+  EXPECT_EQ(outcome(verifier, seed_headers(), kSeedBody, kHmacTs - 301), "timestamp_too_new");
   for (const char* name : {"X-Signature", "X-Timestamp"}) {
     HttpHeaders missing = seed_headers();
     remove_header(missing, name);
-    EXPECT_EQ(outcome(verifier, missing, kSeedBody, kTs), "missing_header") << name;
+    EXPECT_EQ(outcome(verifier, missing, kSeedBody, kHmacTs), "missing_header") << name;
   }
   HttpHeaders garbage = seed_headers();
   set_header(garbage, "X-Signature", "not hex at all");
-  EXPECT_EQ(outcome(verifier, garbage, kSeedBody, kTs), "bad_format");
+  EXPECT_EQ(outcome(verifier, garbage, kSeedBody, kHmacTs), "bad_format");
   garbage = seed_headers();
   set_header(garbage, "X-Timestamp", "2023-11-14T22:13:20Z");
-  EXPECT_EQ(outcome(verifier, garbage, kSeedBody, kTs), "bad_format");
+  EXPECT_EQ(outcome(verifier, garbage, kSeedBody, kHmacTs), "bad_format");
 }
 
 TEST(HmacHexTsScheme, RotationVerifiesWithEitherSecret) {  // A18
   const std::vector<std::string> both = {"new-secret", std::string(kSeedSecret)};
-  EXPECT_EQ(
-      outcome(make_verifier(scheme(SchemeKind::kHmacHexTs), both), seed_headers(), kSeedBody, kTs),
-      "ok");
+  EXPECT_EQ(outcome(make_verifier(scheme(SchemeKind::kHmacHexTs), both), seed_headers(), kSeedBody,
+                    kHmacTs),
+            "ok");
   const HttpHeaders signed_new =
-      make_signer(scheme(SchemeKind::kHmacHexTs), both).sign({"", kTs, kSeedBody});
+      make_signer(scheme(SchemeKind::kHmacHexTs), both).sign({"", kHmacTs, kSeedBody});
   EXPECT_EQ(outcome(make_verifier(scheme(SchemeKind::kHmacHexTs), {"new-secret"}), signed_new,
-                    kSeedBody, kTs),
+                    kSeedBody, kHmacTs),
             "ok");
 }
 
@@ -133,38 +134,38 @@ SchemeOptions generic_sha512() {
 
 TEST(GenericHmacScheme, Sha512Base64WithIdTimestampAndPrefix) {
   const HttpHeaders headers = make_signer(generic_sha512(), {std::string(kGenericSecret)})
-                                  .sign({"evt_1", kTs, kGenericBody});
+                                  .sign({"evt_1", kHmacTs, kGenericBody});
   EXPECT_EQ(headers.size(), 3u);
   EXPECT_EQ(header_value(headers, "X-Sig"), "v1=" + std::string(kGenericSha512));
   EXPECT_EQ(header_value(headers, "X-Id"), "evt_1");
   EXPECT_EQ(header_value(headers, "X-Ts"), "1700000000");
   const Verifier verifier = make_verifier(generic_sha512(), {std::string(kGenericSecret)});
-  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kTs), "ok");
+  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kHmacTs), "ok");
 
   HttpHeaders changed_id = headers;
   set_header(changed_id, "X-Id", "evt_2");
-  EXPECT_EQ(outcome(verifier, changed_id, kGenericBody, kTs), "no_matching_signature");
+  EXPECT_EQ(outcome(verifier, changed_id, kGenericBody, kHmacTs), "no_matching_signature");
   HttpHeaders changed_ts = headers;
-  set_header(changed_ts, "X-Ts", std::to_string(kTs - 1));
-  EXPECT_EQ(outcome(verifier, changed_ts, kGenericBody, kTs), "no_matching_signature");
-  EXPECT_EQ(outcome(verifier, headers, R"({"a":2})", kTs), "no_matching_signature");
-  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kTs + 301), "timestamp_too_old");
-  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kTs - 301), "timestamp_too_new");
-  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kTs - 300), "ok");
+  set_header(changed_ts, "X-Ts", std::to_string(kHmacTs - 1));
+  EXPECT_EQ(outcome(verifier, changed_ts, kGenericBody, kHmacTs), "no_matching_signature");
+  EXPECT_EQ(outcome(verifier, headers, R"({"a":2})", kHmacTs), "no_matching_signature");
+  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kHmacTs + 301), "timestamp_too_old");
+  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kHmacTs - 301), "timestamp_too_new");
+  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kHmacTs - 300), "ok");
   for (const char* name : {"X-Sig", "X-Id", "X-Ts"}) {
     HttpHeaders missing = headers;
     remove_header(missing, name);
-    EXPECT_EQ(outcome(verifier, missing, kGenericBody, kTs), "missing_header") << name;
+    EXPECT_EQ(outcome(verifier, missing, kGenericBody, kHmacTs), "missing_header") << name;
   }
   HttpHeaders unprefixed = headers;
   set_header(unprefixed, "X-Sig", std::string(kGenericSha512));
-  EXPECT_EQ(outcome(verifier, unprefixed, kGenericBody, kTs), "bad_format");
+  EXPECT_EQ(outcome(verifier, unprefixed, kGenericBody, kHmacTs), "bad_format");
   HttpHeaders unpadded = headers;
   set_header(unpadded, "X-Sig", "v1=" + std::string(kGenericSha512.substr(0, 86)));
-  EXPECT_EQ(outcome(verifier, unpadded, kGenericBody, kTs), "ok");
+  EXPECT_EQ(outcome(verifier, unpadded, kGenericBody, kHmacTs), "ok");
   HttpHeaders truncated = headers;
   set_header(truncated, "X-Sig", "v1=" + std::string(kGenericSha512.substr(0, 84)));
-  EXPECT_EQ(outcome(verifier, truncated, kGenericBody, kTs), "no_matching_signature");
+  EXPECT_EQ(outcome(verifier, truncated, kGenericBody, kHmacTs), "no_matching_signature");
 }
 
 TEST(GenericHmacScheme, WithoutTimestampInTemplateNoWindowIsChecked) {
@@ -172,27 +173,28 @@ TEST(GenericHmacScheme, WithoutTimestampInTemplateNoWindowIsChecked) {
   options.hmac.encoding = GenericHmacOptions::Encoding::kBase64;
   options.hmac.content_template = "{body}";
   const HttpHeaders headers =
-      make_signer(options, {std::string(kGenericSecret)}).sign({"evt", kTs, kGenericBody});
+      make_signer(options, {std::string(kGenericSecret)}).sign({"evt", kHmacTs, kGenericBody});
   ASSERT_EQ(headers.size(), 1u);
   EXPECT_EQ(header_value(headers, "X-Signature"), kGenericBodyOnly);
   const Verifier verifier = make_verifier(options, {std::string(kGenericSecret)});
   EXPECT_EQ(outcome(verifier, headers, kGenericBody, 0), "ok");
-  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kTs * 2), "ok");
+  EXPECT_EQ(outcome(verifier, headers, kGenericBody, kHmacTs * 2), "ok");
 }
 
 TEST(GenericHmacScheme, DefaultsAreHexSha256OverTimestampDotBody) {
   // The defaults coincide with hmac-hex-ts, so the seed vector verifies.
   SchemeOptions options = scheme(SchemeKind::kHmac);
-  EXPECT_EQ(
-      outcome(make_verifier(options, {std::string(kSeedSecret)}), seed_headers(), kSeedBody, kTs),
-      "ok");
+  EXPECT_EQ(outcome(make_verifier(options, {std::string(kSeedSecret)}), seed_headers(), kSeedBody,
+                    kHmacTs),
+            "ok");
 }
 
 TEST(GenericHmacScheme, RotationAndBadConfiguration) {  // A18
   const std::vector<std::string> both = {"new", std::string(kGenericSecret)};
   const HttpHeaders old_signed = make_signer(generic_sha512(), {std::string(kGenericSecret)})
-                                     .sign({"evt_1", kTs, kGenericBody});
-  EXPECT_EQ(outcome(make_verifier(generic_sha512(), both), old_signed, kGenericBody, kTs), "ok");
+                                     .sign({"evt_1", kHmacTs, kGenericBody});
+  EXPECT_EQ(outcome(make_verifier(generic_sha512(), both), old_signed, kGenericBody, kHmacTs),
+            "ok");
 
   SchemeOptions no_body = scheme(SchemeKind::kHmac);
   no_body.hmac.content_template = "{id}.{timestamp}";

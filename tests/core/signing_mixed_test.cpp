@@ -9,7 +9,7 @@ namespace {
 
 constexpr const char* kHmacKey = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 constexpr const char* kEdKey = "whsk_AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=";
-constexpr std::int64_t kNow = 1'700'000'000;
+constexpr std::int64_t kMixedNow = 1'700'000'000;
 
 SchemeOptions options(SchemeKind kind, HeaderNaming naming = HeaderNaming::kWebhook) {
   SchemeOptions o;
@@ -22,7 +22,7 @@ bool verifies(SchemeKind kind, const std::string& secret, const HttpHeaders& hea
               std::string_view body) {
   const std::vector<std::string> one{secret};
   auto verifier = Verifier::create(options(kind), one);
-  return verifier.has_value() && verifier->verify(headers, body, kNow).has_value();
+  return verifier.has_value() && verifier->verify(headers, body, kMixedNow).has_value();
 }
 
 TEST(MixedStandardSigning, BothKindsSignInOneHeaderWhateverTheConfiguredKind) {
@@ -31,7 +31,7 @@ TEST(MixedStandardSigning, BothKindsSignInOneHeaderWhateverTheConfiguredKind) {
     auto signer = Signer::create(options(kind), keys);
     ASSERT_TRUE(signer.has_value()) << signer.error().message;
     const std::string body = R"({"n":1})";
-    const HttpHeaders headers = signer->sign({"msg_1", kNow, body});
+    const HttpHeaders headers = signer->sign({"msg_1", kMixedNow, body});
     int signature_headers = 0;
     for (const auto& h : headers) signature_headers += h.name == "webhook-signature";
     EXPECT_EQ(signature_headers, 1);
@@ -50,7 +50,7 @@ TEST(MixedStandardSigning, BothNamingsCarryBothKindsInEachSignatureHeader) {
   const std::vector<std::string> keys{kHmacKey, kEdKey};
   auto signer = Signer::create(options(SchemeKind::kStandard, HeaderNaming::kBoth), keys);
   ASSERT_TRUE(signer.has_value()) << signer.error().message;
-  const HttpHeaders headers = signer->sign({"msg_3", kNow, "{}"});
+  const HttpHeaders headers = signer->sign({"msg_3", kMixedNow, "{}"});
   ASSERT_EQ(headers.size(), 6u);
   const std::string webhook(find_header(headers, "webhook-signature").value_or(""));
   EXPECT_EQ(find_header(headers, "svix-signature").value_or(""), webhook);
@@ -76,10 +76,10 @@ TEST(MixedStandardSigning, MixedVerifierAcceptsEitherFamilyAndSvixNames) {
     const SchemeKind kind = one == &ed_only ? SchemeKind::kStandardEd25519 : SchemeKind::kStandard;
     auto signer = Signer::create(options(kind, HeaderNaming::kSvix), *one);
     ASSERT_TRUE(signer.has_value());
-    const HttpHeaders headers = signer->sign({"msg_2", kNow, "{}"});
+    const HttpHeaders headers = signer->sign({"msg_2", kMixedNow, "{}"});
     EXPECT_TRUE(find_header(headers, "svix-signature").has_value());
-    EXPECT_TRUE(mixed->verify(headers, "{}", kNow).has_value());
-    auto refused = mixed->verify(headers, "{ }", kNow);
+    EXPECT_TRUE(mixed->verify(headers, "{}", kMixedNow).has_value());
+    auto refused = mixed->verify(headers, "{ }", kMixedNow);
     ASSERT_FALSE(refused.has_value());
     EXPECT_EQ(refused.error().reason, VerifyFailure::kNoMatchingSignature);
   }

@@ -42,10 +42,6 @@ std::map<std::string, std::string> default_breaker(std::map<std::string, std::st
   return keys;
 }
 
-long long ms_between(Steady::time_point from, Steady::time_point to) {
-  return std::chrono::duration_cast<Millis>(to - from).count();
-}
-
 // Requests per webhook-id, counted by the receiver's handler.
 class PerMessageCounter {
  public:

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -40,6 +41,11 @@ std::string test_config(const std::map<std::string, std::string>& overrides,
                         bool allow_loopback = true);
 
 // A received request's headers as the signing library's verifier takes them.
+// Whole milliseconds from `from` to `to`.
+inline std::int64_t ms_between(Steady::time_point from, Steady::time_point to) {
+  return std::chrono::duration_cast<Millis>(to - from).count();
+}
+
 inline HttpHeaders headers_of(const testing::ReceivedRequest& request) {
   HttpHeaders headers;
   for (const auto& [name, value] : request.headers) headers.push_back({name, value});

@@ -47,7 +47,7 @@ double at(const Samples& samples, const std::string& key) {
   return it == samples.end() ? -1 : it->second;
 }
 
-constexpr int kMessages = 4;
+constexpr int kMetricsMessages = 4;
 constexpr int kMaxAttempts = 3;
 
 std::string a35_config(const std::string& app_url, const std::string& upstream,
@@ -88,16 +88,16 @@ TEST(MetricsE2E, A35_EveryFamilyMovesWithTheTrafficThatCausesIt) {
   EXPECT_EQ(at(before, "hookd_outbound_dead_letters"), 0);
   EXPECT_EQ(at(before, "hookd_outbound_queue_depth"), 0);
 
-  // Outbound: kMessages to three endpoints.
+  // Outbound: kMetricsMessages to three endpoints.
   ApiClient api(hookd);
   const auto app = api.create_app("a35");
   api.create_endpoint(app, ok_receiver.url("/ok"));
   api.create_endpoint(app, failing.url("/fail"));
   api.create_endpoint(app, refusing.url("/refuse"));
-  for (int i = 0; i < kMessages; ++i) {
+  for (int i = 0; i < kMetricsMessages; ++i) {
     ASSERT_EQ(api.publish(app, "order.paid", {{"n", i}}).status, 202);
   }
-  const int dead = 2 * kMessages;  // the failing and the refusing endpoint's
+  const int dead = 2 * kMetricsMessages;  // the failing and the refusing endpoint's
   ASSERT_TRUE(
       eventually([&] { return at(scrape(hookd), "hookd_outbound_dead_letters") == dead; }, 30s))
       << hookd.stderr_text();
@@ -128,7 +128,7 @@ TEST(MetricsE2E, A35_EveryFamilyMovesWithTheTrafficThatCausesIt) {
   // Reconciliation: a contract left "sent" locally that the provider reports signed.
   ASSERT_EQ(send_event(hookd, "esign", "c-1-sent", R"({"contract":"c-1","state":"sent"})").status,
             200);
-  ASSERT_TRUE(ok_receiver.wait_for_requests(kMessages + 2, 20s));
+  ASSERT_TRUE(ok_receiver.wait_for_requests(kMetricsMessages + 2, 20s));
   std::this_thread::sleep_for(1500ms);  // past stuck_after
   const auto run = hookd.post("/api/v1/hookd/reconcile/esign/run", "{}");
   ASSERT_EQ(run.status, 202) << run.body;
@@ -138,18 +138,20 @@ TEST(MetricsE2E, A35_EveryFamilyMovesWithTheTrafficThatCausesIt) {
 
   const Samples m = scrape(hookd);
   // Delivery outcomes and the success rate's parts.
-  EXPECT_EQ(at(m, R"(hookd_outbound_deliveries_total{outcome="delivered"})"), kMessages);
+  EXPECT_EQ(at(m, R"(hookd_outbound_deliveries_total{outcome="delivered"})"), kMetricsMessages);
   EXPECT_EQ(at(m, R"(hookd_outbound_deliveries_total{outcome="dead_lettered"})"), dead);
   EXPECT_EQ(at(m, R"(hookd_outbound_deliveries_total{outcome="retry_scheduled"})"),
-            kMessages * (kMaxAttempts - 1));
-  EXPECT_EQ(at(m, R"(hookd_outbound_attempts_total{result="success"})"), kMessages);
-  EXPECT_EQ(at(m, R"(hookd_outbound_attempts_total{result="http_5xx"})"), kMessages * kMaxAttempts);
-  EXPECT_EQ(at(m, R"(hookd_outbound_attempts_total{result="http_4xx"})"), kMessages);
-  EXPECT_EQ(at(m, R"(hookd_outbound_alerts_total{status="401"})"), kMessages);
+            kMetricsMessages * (kMaxAttempts - 1));
+  EXPECT_EQ(at(m, R"(hookd_outbound_attempts_total{result="success"})"), kMetricsMessages);
+  EXPECT_EQ(at(m, R"(hookd_outbound_attempts_total{result="http_5xx"})"),
+            kMetricsMessages * kMaxAttempts);
+  EXPECT_EQ(at(m, R"(hookd_outbound_attempts_total{result="http_4xx"})"), kMetricsMessages);
+  EXPECT_EQ(at(m, R"(hookd_outbound_alerts_total{status="401"})"), kMetricsMessages);
   // Retry distribution: one observation per settled delivery, its attempt count.
-  EXPECT_EQ(at(m, "hookd_outbound_attempts_per_delivery_count"), 3 * kMessages);
-  EXPECT_EQ(at(m, "hookd_outbound_attempts_per_delivery_sum"), kMessages * (1 + kMaxAttempts + 1));
-  EXPECT_EQ(at(m, R"(hookd_outbound_attempts_per_delivery_bucket{le="1"})"), 2 * kMessages);
+  EXPECT_EQ(at(m, "hookd_outbound_attempts_per_delivery_count"), 3 * kMetricsMessages);
+  EXPECT_EQ(at(m, "hookd_outbound_attempts_per_delivery_sum"),
+            kMetricsMessages * (1 + kMaxAttempts + 1));
+  EXPECT_EQ(at(m, R"(hookd_outbound_attempts_per_delivery_bucket{le="1"})"), 2 * kMetricsMessages);
   // Latency histograms: one per attempt, one publish -> delivered per delivered message.
   double attempts_timed = 0;
   for (const char* result : {"success", "http_5xx", "http_4xx"}) {
@@ -157,8 +159,8 @@ TEST(MetricsE2E, A35_EveryFamilyMovesWithTheTrafficThatCausesIt) {
         at(m, std::string(R"(hookd_outbound_attempt_duration_seconds_count{result=")") + result +
                   "\"}");
   }
-  EXPECT_EQ(attempts_timed, kMessages * (kMaxAttempts + 2));
-  EXPECT_EQ(at(m, "hookd_outbound_end_to_end_seconds_count"), kMessages);
+  EXPECT_EQ(attempts_timed, kMetricsMessages * (kMaxAttempts + 2));
+  EXPECT_EQ(at(m, "hookd_outbound_end_to_end_seconds_count"), kMetricsMessages);
   EXPECT_GT(at(m, "hookd_outbound_end_to_end_seconds_sum"), 0);
   // Dead letters and queue.
   EXPECT_EQ(at(m, "hookd_outbound_dead_letters"), dead);

@@ -32,10 +32,10 @@ namespace {
 using namespace std::chrono_literals;
 using hookd::testing::TestReceiver;
 
-constexpr int kNodes = 2;
+constexpr int kFeedNodes = 2;
 constexpr int kPublishersPerNode = 2;
 constexpr int kPerPublisher = 150;
-constexpr int kTotal = kNodes * kPublishersPerNode * kPerPublisher;
+constexpr int kTotal = kFeedNodes * kPublishersPerNode * kPerPublisher;
 
 // One walk of the feed: the ids in the order read, and how many pages were read while
 // publishing was still going on.
@@ -48,7 +48,7 @@ struct Walk {
 // Pages /api/v1/hookd/feed/<endpoint> from the start, alternating between the nodes, until
 // `finished()` is true and a page says done with nothing in it (bounded by `within`).
 template <class Finished>
-Walk walk_feed(const std::array<std::unique_ptr<HookdProcess>, kNodes>& nodes,
+Walk walk_feed(const std::array<std::unique_ptr<HookdProcess>, kFeedNodes>& nodes,
                const std::string& endpoint_id, const std::string& token, Finished finished,
                std::chrono::milliseconds within) {
   Walk walk;
@@ -59,7 +59,7 @@ Walk walk_feed(const std::array<std::unique_ptr<HookdProcess>, kNodes>& nodes,
     std::string path = concat({"/api/v1/hookd/feed/", endpoint_id, "?limit=37"});
     if (!iterator.empty()) path += concat({"&iterator=", iterator});
     const auto reply =
-        http_get(nodes[page % kNodes]->url(path), {{"Authorization", "Bearer " + token}});
+        http_get(nodes[page % kFeedNodes]->url(path), {{"Authorization", "Bearer " + token}});
     if (reply.status != 200) {
       walk.error = concat({"GET ", path, ": ", std::to_string(reply.status), " ", reply.body});
       return walk;
@@ -80,8 +80,8 @@ TEST(PgFeedE2E, TwoNodesPublishingConcurrentlyNeverLetTheCursorSkipARow) {
   ASSERT_TRUE(db.ok()) << "no PostgreSQL test cluster (HOOKD_PG_URL / HOOKD_PG_URL_FILE)";
   TestReceiver receiver;
   receiver.start();
-  std::array<std::unique_ptr<HookdProcess>, kNodes> nodes;
-  for (int i = 0; i < kNodes; ++i) {
+  std::array<std::unique_ptr<HookdProcess>, kFeedNodes> nodes;
+  for (int i = 0; i < kFeedNodes; ++i) {
     nodes[i] = std::make_unique<HookdProcess>();
     nodes[i]->use_database(db.url());
     nodes[i]->set_env("HOOKD_NODE_ID", concat({"feed", std::to_string(i)}));
@@ -99,11 +99,11 @@ TEST(PgFeedE2E, TwoNodesPublishingConcurrentlyNeverLetTheCursorSkipARow) {
   std::mutex acked_mu;
   std::set<std::string> acked;
   std::atomic<int> refused{0};
-  std::atomic<int> publishers_left{kNodes * kPublishersPerNode};
+  std::atomic<int> publishers_left{kFeedNodes * kPublishersPerNode};
   std::vector<std::thread> publishers;
-  for (int p = 0; p < kNodes * kPublishersPerNode; ++p) {
+  for (int p = 0; p < kFeedNodes * kPublishersPerNode; ++p) {
     publishers.emplace_back([&, p] {
-      ApiClient node_api(*nodes[p % kNodes]);
+      ApiClient node_api(*nodes[p % kFeedNodes]);
       for (int n = 0; n < kPerPublisher; ++n) {
         const auto reply =
             node_api.publish(app, "feed.test", nlohmann::json{{"publisher", p}, {"n", n}});

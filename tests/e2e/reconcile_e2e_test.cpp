@@ -25,7 +25,7 @@ using hookd::testing::ReceivedRequest;
 using hookd::testing::ReceiverBehavior;
 using hookd::testing::TestReceiver;
 
-constexpr int kMessages = 40;
+constexpr int kReconcileMessages = 40;
 
 // The payload of message n, with whitespace and key order a parser would normalise.
 std::string payload_of(int n) {
@@ -161,17 +161,17 @@ TEST(ReconcileE2E, LostCallbacksAreFoundInTheSendersFeedAndForwardedOnce) {  // 
   link.forward_to(receiver.url("/in/orders"));
 
   std::map<std::string, int> number_of;  // message id -> n
-  for (int n = 0; n < kMessages; ++n) {
+  for (int n = 0; n < kReconcileMessages; ++n) {
     const auto reply =
         sender.request("POST", "/api/v1/app/" + app_id + "/msg",
                        R"({"eventType":"order.paid","payload":)" + payload_of(n) + "}");
     ASSERT_EQ(reply.status, 202) << reply.body;
     number_of[reply.json().value("id", "")] = n;
   }
-  ASSERT_TRUE(eventually([&] { return link.seen() == kMessages; }, 30'000ms))
+  ASSERT_TRUE(eventually([&] { return link.seen() == kReconcileMessages; }, 30'000ms))
       << link.seen() << "\n"
       << sender.stderr_text();
-  const auto through = kMessages / 2;  // n % 4 == 0 or 3
+  const auto through = kReconcileMessages / 2;  // n % 4 == 0 or 3
   ASSERT_TRUE(app.wait_for_requests(through, 30s)) << receiver.stderr_text();
 
   // The run races with the late webhooks of the same events.
@@ -182,16 +182,16 @@ TEST(ReconcileE2E, LostCallbacksAreFoundInTheSendersFeedAndForwardedOnce) {  // 
   const auto finished = wait_for_run(receiver, run.value("id", ""));
   late.join();
   ASSERT_EQ(finished.value("state", ""), "finished") << finished.dump();
-  EXPECT_GE(finished.value("itemsRead", 0), kMessages);
+  EXPECT_GE(finished.value("itemsRead", 0), kReconcileMessages);
   const int found = finished.value("differencesFound", -1);
-  EXPECT_GE(found, kMessages / 4);  // every lost one; late ones only if the run was first
-  EXPECT_LE(found, kMessages / 2);
+  EXPECT_GE(found, kReconcileMessages / 4);  // every lost one; late ones only if the run was first
+  EXPECT_LE(found, kReconcileMessages / 2);
   EXPECT_EQ(finished.value("repaired", -1), found);
 
   // The lost webhooks arrive after all (a sender's retry): duplicates, forwarded no more.
   for (auto status : link.release(true)) EXPECT_EQ(status, 200);
 
-  ASSERT_TRUE(app.wait_for_requests(kMessages, 30s)) << receiver.stderr_text();
+  ASSERT_TRUE(app.wait_for_requests(kReconcileMessages, 30s)) << receiver.stderr_text();
   const auto differences =
       receiver.get("/api/v1/hookd/reconcile/differences?source=orders&kind=missing&limit=250")
           .json();
@@ -214,14 +214,14 @@ TEST(ReconcileE2E, LostCallbacksAreFoundInTheSendersFeedAndForwardedOnce) {  // 
   EXPECT_EQ(again.value("state", ""), "finished") << again.dump();
   EXPECT_EQ(again.value("differencesFound", -1), 0) << again.dump();
   const auto forwards = forwards_by_event(app);
-  ASSERT_EQ(forwards.size(), static_cast<std::size_t>(kMessages));
+  ASSERT_EQ(forwards.size(), static_cast<std::size_t>(kReconcileMessages));
   for (const auto& [message_id, n] : number_of) {
     ASSERT_TRUE(forwards.contains(message_id)) << message_id;
     ASSERT_EQ(forwards.at(message_id).size(), 1u) << message_id << " n=" << n;
     EXPECT_EQ(forwards.at(message_id)[0], payload_of(n)) << message_id;
   }
   EXPECT_EQ(inbox_list(receiver, "&source=orders")["data"].size(),
-            static_cast<std::size_t>(kMessages));
+            static_cast<std::size_t>(kReconcileMessages));
   EXPECT_EQ(metric_value(receiver, R"(hookd_reconcile_runs_total{source="orders",result="ok"})"),
             2);
   EXPECT_EQ(metric_value(receiver, R"(hookd_reconcile_differences{source="orders",kind="missing",)"

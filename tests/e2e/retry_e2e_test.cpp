@@ -21,10 +21,6 @@ using hookd::testing::ReceivedRequest;
 using hookd::testing::ReceiverBehavior;
 using hookd::testing::TestReceiver;
 
-std::int64_t ms_between(Steady::time_point from, Steady::time_point to) {
-  return std::chrono::duration_cast<Millis>(to - from).count();
-}
-
 std::size_t count_of(const std::string& text, const std::string& needle) {
   std::size_t n = 0;
   for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;

@@ -11,7 +11,7 @@ namespace hookd::fuzz {
 
 namespace {
 
-constexpr std::int64_t kNow = 1'700'000'000;
+constexpr std::int64_t kSigningNow = 1'700'000'000;
 
 struct SchemeCase {
   SchemeOptions options;
@@ -82,14 +82,14 @@ void check_fuzzed_headers(const SchemeCase& c, const std::array<std::string_view
   for (std::size_t i = 0; i < 3; ++i) {
     if (!parts[i].empty()) headers.push_back({c.headers[i], std::string(parts[i])});
   }
-  auto verified = c.verifier->verify(headers, parts[3], kNow);
+  auto verified = c.verifier->verify(headers, parts[3], kSigningNow);
   if (!verified) expect(!to_string(verified.error().reason).empty(), "failure without a reason");
 }
 
 void check_round_trip(const SchemeCase& c, std::string_view id, std::string_view body) {
   const std::string the_id = id.empty() ? std::string("msg_1") : std::string(id);
-  const auto headers = c.signer->sign({the_id, kNow, body});
-  auto ok = c.verifier->verify(headers, body, kNow);
+  const auto headers = c.signer->sign({the_id, kSigningNow, body});
+  auto ok = c.verifier->verify(headers, body, kSigningNow);
   expect(ok.has_value(), "a freshly signed request does not verify");
   std::string changed(body);
   if (changed.empty()) {
@@ -97,7 +97,7 @@ void check_round_trip(const SchemeCase& c, std::string_view id, std::string_view
   } else {
     changed[changed.size() / 2] ^= 0x01;
   }
-  expect(!c.verifier->verify(headers, changed, kNow).has_value(),
+  expect(!c.verifier->verify(headers, changed, kSigningNow).has_value(),
          "a request with one body byte changed verifies");
 }
 

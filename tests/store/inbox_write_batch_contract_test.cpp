@@ -6,7 +6,7 @@
 namespace hookd::store::testing {
 namespace {
 
-InboxEvent event(const std::string& event_id) {
+InboxEvent batch_event(const std::string& event_id) {
   InboxEvent e;
   e.source = "esign";
   e.event_id = event_id;
@@ -17,13 +17,13 @@ InboxEvent event(const std::string& event_id) {
 class InboxWriteBatchTest : public StoreContract {};
 
 TEST_P(InboxWriteBatchTest, StoresTheEventsThenRunsTheRoundWhoseClaimSeesThem) {
-  store_->inbox_insert(event("old"));
+  store_->inbox_insert(batch_event("old"));
   InboxClaimRequest req;
   req.lease_owner = "fw";
   auto held = store_->inbox_claim(req).value().at(0);
 
   InboxWriteBatch batch;
-  batch.inserts = {event("new"), event("old"), event("new")};
+  batch.inserts = {batch_event("new"), batch_event("old"), batch_event("new")};
   InboxRound round;
   InboxStatusUpdate done;
   done.id = held.id;
@@ -55,7 +55,7 @@ TEST_P(InboxWriteBatchTest, StoresTheEventsThenRunsTheRoundWhoseClaimSeesThem) {
 
 TEST_P(InboxWriteBatchTest, EventsAloneAndARoundAlone) {
   InboxWriteBatch events;
-  events.inserts = {event("a"), event("b")};
+  events.inserts = {batch_event("a"), batch_event("b")};
   auto stored = store_->inbox_write_batch(events);
   ASSERT_TRUE(stored.inserted.has_value());
   EXPECT_EQ(stored.inserted->size(), 2u);

@@ -15,8 +15,8 @@
 namespace hookd::store::testing {
 namespace {
 
-InboxEvent event(const std::string& event_id, std::optional<std::string> entity = {},
-                 std::optional<std::int64_t> seq = {}) {
+InboxEvent pg_event(const std::string& event_id, std::optional<std::string> entity = {},
+                    std::optional<std::int64_t> seq = {}) {
   InboxEvent e;
   e.source = "esign";
   e.event_id = event_id;
@@ -27,7 +27,7 @@ InboxEvent event(const std::string& event_id, std::optional<std::string> entity 
   return e;
 }
 
-InboxStatusUpdate change(const InboxEvent& e, InboxStatus to) {
+InboxStatusUpdate pg_change(const InboxEvent& e, InboxStatus to) {
   InboxStatusUpdate u;
   u.id = e.id;
   u.lease_owner = e.lease_owner.value_or("");
@@ -88,11 +88,11 @@ class PgInboxRoundTripsTest : public ::testing::Test {
 };
 
 TEST_F(PgInboxRoundTripsTest, InsertBatchIsOneRoundTripWithEachEventsOutcome) {
-  const auto stored = store_->inbox_insert(event("old")).value();  // also prepares the insert
+  const auto stored = store_->inbox_insert(pg_event("old")).value();  // also prepares the insert
   std::vector<InboxEvent> batch;
-  for (int i = 0; i < 20; ++i) batch.push_back(event("e" + std::to_string(i)));
-  batch.push_back(event("old"));  // stored before
-  batch.push_back(event("e3"));   // twice in this batch
+  for (int i = 0; i < 20; ++i) batch.push_back(pg_event("e" + std::to_string(i)));
+  batch.push_back(pg_event("old"));  // stored before
+  batch.push_back(pg_event("e3"));   // twice in this batch
 
   Result<std::vector<InboxInsertOutcome>> r;
   EXPECT_EQ(round_trips_of([&] { r = store_->inbox_insert_batch(batch); }), 1);
@@ -119,7 +119,7 @@ TEST_F(PgInboxRoundTripsTest, InsertBatchIsOneRoundTripWithEachEventsOutcome) {
 // committed by another transaction while the insert waited for it is still a duplicate,
 // reported with that row's id.
 TEST_F(PgInboxRoundTripsTest, AKeyCommittedWhileTheInsertWaitedIsADuplicateWithItsId) {
-  ASSERT_TRUE(store_->inbox_insert(event("warm-up")).has_value());
+  ASSERT_TRUE(store_->inbox_insert(pg_event("warm-up")).has_value());
   PGconn* other = PQconnectdb(pg_test_url().c_str());
   ASSERT_EQ(PQstatus(other), CONNECTION_OK);
   auto run = [&](const std::string& sql) {
@@ -135,7 +135,7 @@ TEST_F(PgInboxRoundTripsTest, AKeyCommittedWhileTheInsertWaitedIsADuplicateWithI
           "payload) VALUES ('inb_other', 'esign', 'x', 1, 'received', 1, '\\x00')"));
 
   Result<std::vector<InboxInsertOutcome>> r;
-  std::thread insert([&] { r = store_->inbox_insert_batch({event("x"), event("y")}); });
+  std::thread insert([&] { r = store_->inbox_insert_batch({pg_event("x"), pg_event("y")}); });
   const bool waited = store_waits_for_a_lock();  // for the other transaction's row "x"
   EXPECT_TRUE(run("COMMIT"));
   insert.join();
@@ -149,30 +149,30 @@ TEST_F(PgInboxRoundTripsTest, AKeyCommittedWhileTheInsertWaitedIsADuplicateWithI
 }
 
 TEST_F(PgInboxRoundTripsTest, RoundIsOneRoundTripAndKeepsEachUpdatesResult) {
-  for (const char* id : {"a", "b", "c", "d"}) store_->inbox_insert(event(id));
-  store_->inbox_insert(event("k1", "order-1", 1));
-  store_->inbox_insert(event("k2", "order-1", 2));
-  auto dependent = event("dep");
+  for (const char* id : {"a", "b", "c", "d"}) store_->inbox_insert(pg_event(id));
+  store_->inbox_insert(pg_event("k1", "order-1", 1));
+  store_->inbox_insert(pg_event("k2", "order-1", 2));
+  auto dependent = pg_event("dep");
   dependent.depends_on = {"a"};
   store_->inbox_insert(dependent);
   auto held = claim_all();  // a, b, c, d, k1 (head of its entity), dep
   ASSERT_EQ(held.size(), 6u);
-  auto park = change(held["dep"], InboxStatus::kParked);
+  auto park = pg_change(held["dep"], InboxStatus::kParked);
   park.next_attempt_at = clock_.now_ms() + 3'600'000;  // waits for "a"
   ASSERT_TRUE(store_->inbox_update_status(park).has_value());
 
-  auto settled_k1 = change(held["k1"], InboxStatus::kProcessed);
+  auto settled_k1 = pg_change(held["k1"], InboxStatus::kProcessed);
   settled_k1.entity = InboxEntity{"esign", "order-1", 1, "paid", false, 0};
-  auto dead = change(held["c"], InboxStatus::kDead);
+  auto dead = pg_change(held["c"], InboxStatus::kDead);
   dead.audit = AuditEntry{"", 0, "hookd", "inbox.dead", "inbox_event", held["c"].id, "max", {}, {}};
-  auto retry = change(held["d"], InboxStatus::kRetry);
+  auto retry = pg_change(held["d"], InboxStatus::kRetry);
   retry.next_attempt_at = clock_.now_ms() + 3'600'000;
   retry.error = "HTTP 503";
-  auto lost = change(held["b"], InboxStatus::kProcessed);
+  auto lost = pg_change(held["b"], InboxStatus::kProcessed);
   lost.lease_owner = "someone-else";
   InboxRound round;
-  round.updates = {change(held["a"], InboxStatus::kProcessed), lost, settled_k1, dead, retry,
-                   change(held["a"], InboxStatus::kProcessed)};  // repeated: lease gone
+  round.updates = {pg_change(held["a"], InboxStatus::kProcessed), lost, settled_k1, dead, retry,
+                   pg_change(held["a"], InboxStatus::kProcessed)};  // repeated: lease gone
   round.lease_owner = "fw";
   round.claim_limit = 10;
 
@@ -211,12 +211,12 @@ TEST_F(PgInboxRoundTripsTest, RoundIsOneRoundTripAndKeepsEachUpdatesResult) {
 }
 
 TEST_F(PgInboxRoundTripsTest, AnEntityUpdatedTwiceInOneRoundKeepsItsLastState) {
-  store_->inbox_insert(event("x"));
-  store_->inbox_insert(event("y"));
+  store_->inbox_insert(pg_event("x"));
+  store_->inbox_insert(pg_event("y"));
   auto held = claim_all();
-  auto first = change(held["x"], InboxStatus::kProcessed);
+  auto first = pg_change(held["x"], InboxStatus::kProcessed);
   first.entity = InboxEntity{"esign", "order-9", 1, "created", false, 0};
-  auto second = change(held["y"], InboxStatus::kProcessed);
+  auto second = pg_change(held["y"], InboxStatus::kProcessed);
   second.entity = InboxEntity{"esign", "order-9", 2, "paid", true, 0};
   auto r = store_->inbox_update_status_batch({first, second});
   ASSERT_TRUE(r.has_value()) << r.error().message;
@@ -231,13 +231,13 @@ TEST_F(PgInboxRoundTripsTest, AnEntityUpdatedTwiceInOneRoundKeepsItsLastState) {
 // A restarted server: the first statement on a pooled connection finds it dead. The batch
 // is sent again on a fresh session (nothing reached the server), so the caller sees no error.
 TEST_F(PgInboxRoundTripsTest, BatchesAreSentAgainWhenTheSessionWasDropped) {
-  ASSERT_TRUE(store_->inbox_insert(event("a")).has_value());
+  ASSERT_TRUE(store_->inbox_insert(pg_event("a")).has_value());
   const std::string drop =
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
       "'hookd-test-" +
       schema_ + "'";
   ASSERT_TRUE(pg_run(pg_test_url(), drop));
-  auto inserted = store_->inbox_insert_batch({event("b")});
+  auto inserted = store_->inbox_insert_batch({pg_event("b")});
   ASSERT_TRUE(inserted.has_value()) << inserted.error().message;
   EXPECT_TRUE((*inserted)[0].inserted);
 

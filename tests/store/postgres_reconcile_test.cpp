@@ -19,7 +19,7 @@
 namespace hookd::store::testing {
 namespace {
 
-constexpr std::int64_t kLease = 60'000;
+constexpr std::int64_t kPgReconcileLease = 60'000;
 constexpr int kNodes = 2;
 constexpr int kThreadsPerNode = 2;
 constexpr int kContenders = kNodes * kThreadsPerNode;
@@ -75,7 +75,7 @@ class PgReconcileTest : public ::testing::Test {
 
   Race race_begin(const std::string& source) {
     return race([&](Store& node, const std::string& owner) {
-      return node.reconcile_begin(source, owner, kLease, "interval");
+      return node.reconcile_begin(source, owner, kPgReconcileLease, "interval");
     });
   }
 
@@ -87,7 +87,7 @@ class PgReconcileTest : public ::testing::Test {
     auto cursor = nodes_[1]->reconcile_cursor(source);
     ASSERT_TRUE(cursor.has_value());
     EXPECT_EQ(cursor->lease_owner, r.starts[0].run.owner);
-    EXPECT_EQ(cursor->lease_until, clock_.now_ms() + kLease);
+    EXPECT_EQ(cursor->lease_until, clock_.now_ms() + kPgReconcileLease);
   }
 
   FakeClock clock_;
@@ -118,7 +118,7 @@ TEST_F(PgReconcileTest, NodesRacingForALeaseLetExactlyOneWin) {
     expect_one_winner(released, source);
     if (released.won != 1) return;
 
-    clock_.advance(kLease);  // the winner died: its lease ran out
+    clock_.advance(kPgReconcileLease);  // the winner died: its lease ran out
     auto expired = race_begin(source);
     expect_one_winner(expired, source);
 
@@ -135,15 +135,16 @@ TEST_F(PgReconcileTest, OnlyTheLeaseHoldersPagesAreKept) {
   for (int i = 0; i < kRepetitions; ++i) {
     SCOPED_TRACE("repetition " + std::to_string(i));
     const std::string source = "paged-" + std::to_string(i);
-    auto first = nodes_[0]->reconcile_begin(source, "node0/reconcile", kLease, "interval");
+    auto first =
+        nodes_[0]->reconcile_begin(source, "node0/reconcile", kPgReconcileLease, "interval");
     ASSERT_TRUE(first.has_value());
-    clock_.advance(kLease);  // node 0 stalls past its lease
+    clock_.advance(kPgReconcileLease);  // node 0 stalls past its lease
     std::barrier start(2);
     Result<ReconcileStart> taken = ReconcileStart{};
     Result<ReconcilePageResult> paged = ReconcilePageResult{};
     std::thread taker([&] {
       start.arrive_and_wait();
-      taken = nodes_[1]->reconcile_begin(source, "node1/reconcile", kLease, "interval");
+      taken = nodes_[1]->reconcile_begin(source, "node1/reconcile", kPgReconcileLease, "interval");
     });
     std::thread pager([&] {
       ReconcilePage p;
@@ -170,7 +171,7 @@ TEST_F(PgReconcileTest, NodesActingOnOneDifferenceApplyItOnce) {
   for (int i = 0; i < kRepetitions; ++i) {
     SCOPED_TRACE("repetition " + std::to_string(i));
     const std::string event_id = "evt-" + std::to_string(i);
-    auto start = nodes_[0]->reconcile_begin("esign", "node0/reconcile", kLease, "api");
+    auto start = nodes_[0]->reconcile_begin("esign", "node0/reconcile", kPgReconcileLease, "api");
     ASSERT_TRUE(start.has_value());
     ReconcileItem item;
     item.event.source = "esign";

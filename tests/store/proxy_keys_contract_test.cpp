@@ -19,12 +19,12 @@ namespace hookd::store::testing {
 namespace {
 
 using To = ProxyKeyOutcome::To;
-constexpr std::int64_t kLease = 10'000;
+constexpr std::int64_t kProxyLease = 10'000;
 constexpr std::int64_t kTtl = 86'400'000;
-const std::string kOwnerA = "node-a/proxy";
-const std::string kOwnerB = "node-b/proxy";
+const std::string kProxyOwnerA = "node-a/proxy";
+const std::string kProxyOwnerB = "node-b/proxy";
 
-ProxyClaim claim_of(const std::string& key, const std::string& owner = kOwnerA,
+ProxyClaim claim_of(const std::string& key, const std::string& owner = kProxyOwnerA,
                     const std::string& fingerprint = "fp-1", const std::string& proxy = "orders",
                     const std::string& tenant = "") {
   ProxyClaim c;
@@ -33,7 +33,7 @@ ProxyClaim claim_of(const std::string& key, const std::string& owner = kOwnerA,
   c.key = key;
   c.fingerprint = fingerprint;
   c.owner = owner;
-  c.lease_ms = kLease;
+  c.lease_ms = kProxyLease;
   return c;
 }
 
@@ -101,7 +101,7 @@ class ProxyKeyTest : public StoreContract {
   }
 
   // A key made `unknown` by its lease running out (the sweep).
-  ProxyKey unknown_key(const std::string& key, const std::string& owner = kOwnerA,
+  ProxyKey unknown_key(const std::string& key, const std::string& owner = kProxyOwnerA,
                        const std::string& proxy = "orders") {
     ProxyClaim c = claim_of(key, owner, "fp-1", proxy);
     c.lease_ms = 1;
@@ -148,7 +148,7 @@ void expect_same_row(const ProxyKey& a, const ProxyKey& b) {
 
 TEST_P(ProxyKeyTest, ANewKeyIsClaimedByTheCaller) {
   const std::int64_t now = clock_.now_ms();
-  auto r = claim(claim_of("key-1", kOwnerA, "fp-1", "orders", "t-hash"));
+  auto r = claim(claim_of("key-1", kProxyOwnerA, "fp-1", "orders", "t-hash"));
   ASSERT_TRUE(r.claimed);
   const ProxyKey& k = r.key;
   EXPECT_TRUE(k.id.starts_with("idk_")) << k.id;
@@ -157,8 +157,8 @@ TEST_P(ProxyKeyTest, ANewKeyIsClaimedByTheCaller) {
   EXPECT_EQ(k.key, "key-1");
   EXPECT_EQ(k.fingerprint, "fp-1");
   EXPECT_EQ(k.state, ProxyKeyState::kClaimed);
-  EXPECT_EQ(k.owner, kOwnerA);
-  EXPECT_EQ(k.lease_until, now + kLease);
+  EXPECT_EQ(k.owner, kProxyOwnerA);
+  EXPECT_EQ(k.lease_until, now + kProxyLease);
   EXPECT_EQ(k.status, std::nullopt);
   EXPECT_TRUE(k.headers.empty());
   EXPECT_TRUE(k.body.empty());
@@ -170,36 +170,36 @@ TEST_P(ProxyKeyTest, ANewKeyIsClaimedByTheCaller) {
 
 TEST_P(ProxyKeyTest, AClaimOfATakenKeyGetsTheRowAsItIs) {
   ProxyKey first = claim(claim_of("key-1")).key;
-  clock_.advance(kLease - 1);  // the lease is still live
-  auto again = claim(claim_of("key-1", kOwnerB, "fp-other"));
+  clock_.advance(kProxyLease - 1);  // the lease is still live
+  auto again = claim(claim_of("key-1", kProxyOwnerB, "fp-other"));
   EXPECT_FALSE(again.claimed);
   expect_same_row(again.key, first);  // owner, fingerprint, lease: the first claim's
   // Another proxy, tenant or key is another key.
-  EXPECT_TRUE(claim(claim_of("key-1", kOwnerB, "fp-1", "billing")).claimed);
-  EXPECT_TRUE(claim(claim_of("key-1", kOwnerB, "fp-1", "orders", "t2")).claimed);
-  EXPECT_TRUE(claim(claim_of("key-2", kOwnerB)).claimed);
-  EXPECT_FALSE(claim(claim_of("key-1", kOwnerA)).claimed) << "not even for the same owner";
+  EXPECT_TRUE(claim(claim_of("key-1", kProxyOwnerB, "fp-1", "billing")).claimed);
+  EXPECT_TRUE(claim(claim_of("key-1", kProxyOwnerB, "fp-1", "orders", "t2")).claimed);
+  EXPECT_TRUE(claim(claim_of("key-2", kProxyOwnerB)).claimed);
+  EXPECT_FALSE(claim(claim_of("key-1", kProxyOwnerA)).claimed) << "not even for the same owner";
 }
 
 TEST_P(ProxyKeyTest, AClaimWhoseLeaseRanOutBecomesUnknownOnTheNextClaim) {
   ProxyKey first = claim(claim_of("key-1")).key;
-  clock_.advance(kLease);
+  clock_.advance(kProxyLease);
   const std::int64_t expired_at = clock_.now_ms();
-  auto next = claim(claim_of("key-1", kOwnerB));
+  auto next = claim(claim_of("key-1", kProxyOwnerB));
   EXPECT_FALSE(next.claimed) << "its owner may have sent before it died";
   EXPECT_EQ(next.key.id, first.id);
   EXPECT_EQ(next.key.state, ProxyKeyState::kUnknown);
-  EXPECT_EQ(next.key.owner, kOwnerA) << "the owner is kept";
+  EXPECT_EQ(next.key.owner, kProxyOwnerA) << "the owner is kept";
   EXPECT_EQ(next.key.updated_at, expired_at);
   EXPECT_EQ(get(first.id).state, ProxyKeyState::kUnknown) << "committed with the claim";
 
   clock_.advance(5'000);
-  auto later = claim(claim_of("key-1", kOwnerB));
+  auto later = claim(claim_of("key-1", kProxyOwnerB));
   EXPECT_FALSE(later.claimed);
   EXPECT_EQ(later.key.state, ProxyKeyState::kUnknown);
   EXPECT_EQ(later.key.updated_at, expired_at) << "unknown since the lease ran out";
   clock_.advance(10 * kTtl);
-  EXPECT_FALSE(claim(claim_of("key-1", kOwnerB)).claimed) << "unknown never expires";
+  EXPECT_FALSE(claim(claim_of("key-1", kProxyOwnerB)).claimed) << "unknown never expires";
 }
 
 TEST_P(ProxyKeyTest, TheSweepTurnsExpiredLeasesUnknown) {
@@ -216,27 +216,27 @@ TEST_P(ProxyKeyTest, TheSweepTurnsExpiredLeasesUnknown) {
   EXPECT_EQ(store_->proxy_expire_leases().value(), 1);
   EXPECT_EQ(get(s.id).state, ProxyKeyState::kUnknown);
   EXPECT_EQ(get(s.id).updated_at, clock_.now_ms());
-  EXPECT_EQ(get(s.id).owner, kOwnerA);
+  EXPECT_EQ(get(s.id).owner, kProxyOwnerA);
   EXPECT_EQ(get(l.id).state, ProxyKeyState::kClaimed);
   EXPECT_EQ(get(done.id).state, ProxyKeyState::kCompleted);
   EXPECT_EQ(store_->proxy_expire_leases().value(), 0) << "an unknown key is not swept again";
 }
 
 TEST_P(ProxyKeyTest, OrphaningAnOwnerTouchesOnlyItsClaimedKeys) {
-  ProxyKey a1 = claim(claim_of("a1", kOwnerA)).key;
-  ProxyKey a2 = claim(claim_of("a2", kOwnerA, "fp-1", "billing")).key;
-  ProxyKey a_done = claim(claim_of("a-done", kOwnerA)).key;
+  ProxyKey a1 = claim(claim_of("a1", kProxyOwnerA)).key;
+  ProxyKey a2 = claim(claim_of("a2", kProxyOwnerA, "fp-1", "billing")).key;
+  ProxyKey a_done = claim(claim_of("a-done", kProxyOwnerA)).key;
   ASSERT_TRUE(apply(outcome_of(a_done, To::kCompleted)).has_value());
-  ProxyKey b1 = claim(claim_of("b1", kOwnerB)).key;
+  ProxyKey b1 = claim(claim_of("b1", kProxyOwnerB)).key;
 
   clock_.advance(10);
-  EXPECT_EQ(store_->proxy_orphan_owner(kOwnerA).value(), 2);
+  EXPECT_EQ(store_->proxy_orphan_owner(kProxyOwnerA).value(), 2);
   EXPECT_EQ(get(a1.id).state, ProxyKeyState::kUnknown);
   EXPECT_EQ(get(a1.id).updated_at, clock_.now_ms());
   EXPECT_EQ(get(a2.id).state, ProxyKeyState::kUnknown);
   EXPECT_EQ(get(a_done.id).state, ProxyKeyState::kCompleted);
   expect_same_row(get(b1.id), b1);
-  EXPECT_EQ(store_->proxy_orphan_owner(kOwnerA).value(), 0);
+  EXPECT_EQ(store_->proxy_orphan_owner(kProxyOwnerA).value(), 0);
   EXPECT_EQ(store_->proxy_orphan_owner("node-c/proxy").value(), 0);
 }
 
@@ -254,7 +254,7 @@ TEST_P(ProxyKeyTest, ACompletedAnswerIsStoredByteExactAndReplayed) {
   auto done = apply(o);
   ASSERT_TRUE(done.has_value()) << done.error().message;
   const std::int64_t now = clock_.now_ms();
-  for (const ProxyKey& row : {*done, get(k.id), claim(claim_of("key-1", kOwnerB)).key}) {
+  for (const ProxyKey& row : {*done, get(k.id), claim(claim_of("key-1", kProxyOwnerB)).key}) {
     EXPECT_EQ(row.id, k.id);
     EXPECT_EQ(row.state, ProxyKeyState::kCompleted);
     EXPECT_EQ(row.status, 201);
@@ -266,10 +266,10 @@ TEST_P(ProxyKeyTest, ACompletedAnswerIsStoredByteExactAndReplayed) {
     EXPECT_EQ(row.expires_at, now + kTtl);
     EXPECT_EQ(row.updated_at, now);
     EXPECT_EQ(row.created_at, k.created_at);
-    EXPECT_EQ(row.owner, kOwnerA);
+    EXPECT_EQ(row.owner, kProxyOwnerA);
     EXPECT_EQ(row.fingerprint, "fp-1");
   }
-  EXPECT_FALSE(claim(claim_of("key-1", kOwnerB)).claimed) << "a live answer is replayed";
+  EXPECT_FALSE(claim(claim_of("key-1", kProxyOwnerB)).claimed) << "a live answer is replayed";
   EXPECT_EQ(apply(outcome_of(k, To::kCompleted)).error().code, ErrorCode::kConflict)
       << "an answer is recorded once";
   EXPECT_EQ(apply(outcome_of(k, To::kReleased)).error().code, ErrorCode::kConflict);
@@ -291,7 +291,7 @@ TEST_P(ProxyKeyTest, ANotReplayableAnswerKeepsSizeAndHashButNoBody) {
   EXPECT_EQ(row.body_size, 50'000'000);
   EXPECT_EQ(row.body_sha256, o.body_sha256);
   EXPECT_EQ(row.expires_at, clock_.now_ms() + kTtl);
-  EXPECT_FALSE(claim(claim_of("big", kOwnerB)).claimed);
+  EXPECT_FALSE(claim(claim_of("big", kProxyOwnerB)).claimed);
 }
 
 TEST_P(ProxyKeyTest, AnExpiredAnswerCanBeClaimedAnew) {
@@ -302,15 +302,15 @@ TEST_P(ProxyKeyTest, AnExpiredAnswerCanBeClaimedAnew) {
     o.ttl_ms = 1'000;
     ASSERT_TRUE(apply(o).has_value());
     clock_.advance(999);
-    EXPECT_FALSE(claim(claim_of(key, kOwnerB, "fp-2")).claimed) << "still live";
+    EXPECT_FALSE(claim(claim_of(key, kProxyOwnerB, "fp-2")).claimed) << "still live";
     clock_.advance(1);
-    auto fresh = claim(claim_of(key, kOwnerB, "fp-2"));
+    auto fresh = claim(claim_of(key, kProxyOwnerB, "fp-2"));
     ASSERT_TRUE(fresh.claimed) << key;
     EXPECT_NE(fresh.key.id, k.id) << "a new operation, a new id";
     EXPECT_EQ(fresh.key.state, ProxyKeyState::kClaimed);
-    EXPECT_EQ(fresh.key.owner, kOwnerB);
+    EXPECT_EQ(fresh.key.owner, kProxyOwnerB);
     EXPECT_EQ(fresh.key.fingerprint, "fp-2");
-    EXPECT_EQ(fresh.key.lease_until, clock_.now_ms() + kLease);
+    EXPECT_EQ(fresh.key.lease_until, clock_.now_ms() + kProxyLease);
     EXPECT_EQ(fresh.key.status, std::nullopt);
     EXPECT_TRUE(fresh.key.headers.empty());
     EXPECT_TRUE(fresh.key.body.empty());
@@ -330,7 +330,7 @@ TEST_P(ProxyKeyTest, AnOutcomeOfAnotherOwnerIsAConflictAndChangesNothing) {
   ProxyKey k = claim(claim_of("key-1")).key;
   clock_.advance(10);
   for (To to : {To::kCompleted, To::kNotReplayable, To::kUnknown, To::kReleased}) {
-    auto r = apply(outcome_of(k, to, kOwnerB));
+    auto r = apply(outcome_of(k, to, kProxyOwnerB));
     ASSERT_FALSE(r.has_value());
     EXPECT_EQ(r.error().code, ErrorCode::kConflict);
     expect_same_row(get(k.id), k);
@@ -358,8 +358,9 @@ TEST_P(ProxyKeyTest, AnOutcomeOnAnUnknownKeyOfTheSameOwnerIsApplied) {
   EXPECT_EQ(released->state, ProxyKeyState::kUnknown) << "the row as it was";
   EXPECT_EQ(store_->proxy_get(gone.id).error().code, ErrorCode::kNotFound);
 
-  ProxyKey theirs = unknown_key("theirs", kOwnerB);
-  EXPECT_EQ(apply(outcome_of(theirs, To::kCompleted, kOwnerA)).error().code, ErrorCode::kConflict);
+  ProxyKey theirs = unknown_key("theirs", kProxyOwnerB);
+  EXPECT_EQ(apply(outcome_of(theirs, To::kCompleted, kProxyOwnerA)).error().code,
+            ErrorCode::kConflict);
   expect_same_row(get(theirs.id), theirs);
 }
 
@@ -370,10 +371,10 @@ TEST_P(ProxyKeyTest, AnUnknownOutcomeMarksTheClaimUnknown) {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->state, ProxyKeyState::kUnknown);
   EXPECT_EQ(r->updated_at, clock_.now_ms());
-  EXPECT_EQ(r->owner, kOwnerA);
+  EXPECT_EQ(r->owner, kProxyOwnerA);
   EXPECT_EQ(r->expires_at, 0);
   EXPECT_EQ(r->status, std::nullopt);
-  auto next = claim(claim_of("key-1", kOwnerB));
+  auto next = claim(claim_of("key-1", kProxyOwnerB));
   EXPECT_FALSE(next.claimed);
   EXPECT_EQ(next.key.state, ProxyKeyState::kUnknown);
 }
@@ -385,21 +386,21 @@ TEST_P(ProxyKeyTest, AReleasedKeyIsDeletedAndCanBeClaimedAgain) {
   expect_same_row(*released, k);
   EXPECT_EQ(store_->proxy_get(k.id).error().code, ErrorCode::kNotFound);
   EXPECT_EQ(apply(outcome_of(k, To::kReleased)).error().code, ErrorCode::kNotFound);
-  auto again = claim(claim_of("key-1", kOwnerB, "fp-2"));
+  auto again = claim(claim_of("key-1", kProxyOwnerB, "fp-2"));
   ASSERT_TRUE(again.claimed);
   EXPECT_NE(again.key.id, k.id);
-  EXPECT_EQ(again.key.owner, kOwnerB);
+  EXPECT_EQ(again.key.owner, kProxyOwnerB);
 }
 
 TEST_P(ProxyKeyTest, ABatchReleasesFirstThenClaims) {
   ProxyKey k = claim(claim_of("key-1")).key;
-  auto r = batch({outcome_of(k, To::kReleased)}, {claim_of("key-1", kOwnerB, "fp-2")});
+  auto r = batch({outcome_of(k, To::kReleased)}, {claim_of("key-1", kProxyOwnerB, "fp-2")});
   ASSERT_EQ(r.outcomes.size(), 1u);
   ASSERT_EQ(r.claims.size(), 1u);
   ASSERT_TRUE(r.outcomes[0].has_value()) << r.outcomes[0].error().message;
   ASSERT_TRUE(r.claims[0].has_value());
   EXPECT_TRUE(r.claims[0]->claimed) << "the key released in the batch is claimed in it";
-  EXPECT_EQ(r.claims[0]->key.owner, kOwnerB);
+  EXPECT_EQ(r.claims[0]->key.owner, kProxyOwnerB);
   EXPECT_EQ(get(r.claims[0]->key.id).fingerprint, "fp-2");
 }
 
@@ -409,9 +410,9 @@ TEST_P(ProxyKeyTest, OneItemsConflictDoesNotFailTheOthers) {
   ProxyKey k3 = claim(claim_of("k3")).key;
   ProxyKeyOutcome missing = outcome_of(k1, To::kReleased);
   missing.id = "idk_missing";
-  auto r = batch({outcome_of(k1, To::kCompleted), outcome_of(k2, To::kCompleted, kOwnerB), missing,
-                  outcome_of(k3, To::kUnknown)},
-                 {claim_of("k4"), claim_of("k2", kOwnerB), claim_of("k4", kOwnerB)});
+  auto r = batch({outcome_of(k1, To::kCompleted), outcome_of(k2, To::kCompleted, kProxyOwnerB),
+                  missing, outcome_of(k3, To::kUnknown)},
+                 {claim_of("k4"), claim_of("k2", kProxyOwnerB), claim_of("k4", kProxyOwnerB)});
   ASSERT_EQ(r.outcomes.size(), 4u);
   ASSERT_EQ(r.claims.size(), 3u);
   EXPECT_TRUE(r.outcomes[0].has_value());
@@ -429,7 +430,7 @@ TEST_P(ProxyKeyTest, OneItemsConflictDoesNotFailTheOthers) {
   EXPECT_EQ(get(k1.id).state, ProxyKeyState::kCompleted);
   expect_same_row(get(k2.id), k2);
   EXPECT_EQ(get(k3.id).state, ProxyKeyState::kUnknown);
-  EXPECT_EQ(get(r.claims[0]->key.id).owner, kOwnerA);
+  EXPECT_EQ(get(r.claims[0]->key.id).owner, kProxyOwnerA);
 }
 
 TEST_P(ProxyKeyTest, AnEmptyBatchIsFine) {
@@ -459,7 +460,7 @@ TEST_P(ProxyKeyTest, ResolvingCompletedStoresTheAnswerWithItsAuditEntry) {
     EXPECT_EQ(row.resolved_by, "ops@example");
     EXPECT_EQ(row.reason, "checked upstream");
   }
-  auto replay = claim(claim_of("key-1", kOwnerB));
+  auto replay = claim(claim_of("key-1", kProxyOwnerB));
   EXPECT_FALSE(replay.claimed);
   EXPECT_EQ(replay.key.body, res.body) << "replayable from now on";
 
@@ -475,7 +476,7 @@ TEST_P(ProxyKeyTest, ResolvingCompletedStoresTheAnswerWithItsAuditEntry) {
   ASSERT_TRUE(before.is_object()) << log[0].before.value_or("");
   ASSERT_TRUE(after.is_object()) << log[0].after.value_or("");
   EXPECT_EQ(before["state"], "unknown");
-  EXPECT_EQ(before["owner"], kOwnerA);
+  EXPECT_EQ(before["owner"], kProxyOwnerA);
   EXPECT_EQ(before["key"], "key-1");
   EXPECT_EQ(before["proxy"], "orders");
   EXPECT_TRUE(before["status"].is_null());
@@ -500,7 +501,7 @@ TEST_P(ProxyKeyTest, ResolvingNotExecutedDeletesTheKeyWithItsAuditEntry) {
   EXPECT_EQ(nlohmann::json::parse(log[0].before.value_or(""), nullptr, false)["state"], "unknown");
   auto after = nlohmann::json::parse(log[0].after.value_or(""), nullptr, false);
   EXPECT_EQ(after["deleted"], true) << log[0].after.value_or("");
-  EXPECT_TRUE(claim(claim_of("key-1", kOwnerB)).claimed) << "the client may retry";
+  EXPECT_TRUE(claim(claim_of("key-1", kProxyOwnerB)).claimed) << "the client may retry";
 }
 
 TEST_P(ProxyKeyTest, OnlyUnknownKeysCanBeResolved) {
@@ -509,7 +510,7 @@ TEST_P(ProxyKeyTest, OnlyUnknownKeysCanBeResolved) {
   ASSERT_TRUE(apply(outcome_of(done, To::kCompleted)).has_value());
   done = get(done.id);
   ProxyKey expired_lease = claim(claim_of("expired")).key;
-  clock_.advance(kLease);  // lease over, but nobody swept it yet: still `claimed`
+  clock_.advance(kProxyLease);  // lease over, but nobody swept it yet: still `claimed`
   for (const ProxyKey& k : {claimed, done, expired_lease}) {
     for (auto outcome :
          {ProxyResolution::Outcome::kCompleted, ProxyResolution::Outcome::kNotExecuted}) {
@@ -565,8 +566,8 @@ TEST_P(ProxyKeyTest, ListsFilterByProxyAndStateAndPage) {
     orders_ids.push_back(claim(claim_of("o" + std::to_string(i))).key.id);
   }
   ProxyKey u1 = unknown_key("ou1");
-  ProxyKey b1 = claim(claim_of("b1", kOwnerA, "fp", "billing")).key;
-  ProxyKey bu = unknown_key("bu", kOwnerA, "billing");
+  ProxyKey b1 = claim(claim_of("b1", kProxyOwnerA, "fp", "billing")).key;
+  ProxyKey bu = unknown_key("bu", kProxyOwnerA, "billing");
   ASSERT_TRUE(apply(outcome_of(get(orders_ids[1]), To::kCompleted)).has_value());
   orders_ids.push_back(u1.id);
 
@@ -627,8 +628,8 @@ TEST_P(ProxyKeyTest, UnknownStatsCountPerProxyWithTheOldest) {
   unknown_key("o1");  // unknown at `first`
   clock_.advance(5'000);
   unknown_key("o2");
-  ProxyKey b = unknown_key("b1", kOwnerB, "billing");
-  ProxyKey resolved = unknown_key("b2", kOwnerB, "billing");
+  ProxyKey b = unknown_key("b1", kProxyOwnerB, "billing");
+  ProxyKey resolved = unknown_key("b2", kProxyOwnerB, "billing");
   ASSERT_TRUE(store_->proxy_resolve(
       resolved.id, resolution_of(ProxyResolution::Outcome::kCompleted), std::nullopt));
   auto stats = store_->proxy_unknown_stats();
@@ -668,7 +669,7 @@ TEST_P(ProxyKeyTest, PurgeDeletesOnlyExpiredAnswers) {
   ProxyKey unknown = unknown_key("unknown");                  // the clock moves by 1 ms
   clock_.advance(998);
   EXPECT_EQ(purge_expired_keys(*store_, RetentionKind::kProxyKeys, clock_.now_ms()), 0);
-  clock_.advance(10 * kLease);
+  clock_.advance(10 * kProxyLease);
   EXPECT_EQ(purge_expired_keys(*store_, RetentionKind::kProxyKeys, clock_.now_ms()), 2);
   EXPECT_EQ(store_->proxy_get(old_done.id).error().code, ErrorCode::kNotFound);
   EXPECT_EQ(store_->proxy_get(old_big.id).error().code, ErrorCode::kNotFound);

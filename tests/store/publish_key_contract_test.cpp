@@ -8,7 +8,7 @@ namespace {
 
 using Kind = PublishOutcome::Kind;
 using Outcome = IdempotencyBegin::Outcome;
-constexpr std::int64_t kDay = 86'400'000;
+constexpr std::int64_t kPublishDay = 86'400'000;
 
 // Renders "<kind>:<message id>" so that a test can see which outcome was kept.
 StoredResponse render(const PublishOutcome& o) {
@@ -24,7 +24,7 @@ NewMessage keyed(const std::string& app_id, const std::string& key, const std::s
   m.app_id = app_id;
   m.event_type = "e";
   m.payload = "{}";
-  m.key = PublishKey{"api|alice", key, fp, kDay, render};
+  m.key = PublishKey{"api|alice", key, fp, kPublishDay, render};
   return m;
 }
 
@@ -40,7 +40,7 @@ TEST_P(StoreContract, A12_KeyedPublishStoresTheResponseWithTheMessage) {
   EXPECT_EQ(o.key->record.state, IdempotencyState::kCompleted);
   EXPECT_EQ(o.key->record.response_status, 202);
   EXPECT_EQ(o.key->record.response_body, "0:" + o.message.id);
-  EXPECT_EQ(o.key->record.expires_at, clock_.now_ms() + kDay);
+  EXPECT_EQ(o.key->record.expires_at, clock_.now_ms() + kPublishDay);
   auto stored = store_->idem_get("api|alice", "k1");
   ASSERT_TRUE(stored.has_value());
   EXPECT_EQ(stored->response_body, "0:" + o.message.id);
@@ -67,8 +67,8 @@ TEST_P(StoreContract, A12_KnownKeySettlesTheItemWithoutPublishing) {
   EXPECT_EQ(store_->list_messages(app.id, {}, {})->data.size(), 2u);
   EXPECT_EQ(store_->count_deliveries(DeliveryStatus::kPending).value(), 2);
   // A key begun by the generic path and not finished is in flight; one marked unknown too.
-  ASSERT_TRUE(store_->idem_begin("api|alice", "held", "fp", kDay).has_value());
-  ASSERT_TRUE(store_->idem_begin("api|alice", "lost", "fp", kDay).has_value());
+  ASSERT_TRUE(store_->idem_begin("api|alice", "held", "fp", kPublishDay).has_value());
+  ASSERT_TRUE(store_->idem_begin("api|alice", "lost", "fp", kPublishDay).has_value());
   ASSERT_TRUE(store_->idem_mark_unknown("api|alice", "lost").has_value());
   auto held = store_->publish_batch({keyed(app.id, "held", "fp"), keyed(app.id, "lost", "fp")});
   EXPECT_EQ((*held)[0].key->outcome, Outcome::kInFlight);

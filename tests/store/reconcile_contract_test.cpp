@@ -20,10 +20,10 @@
 namespace hookd::store::testing {
 namespace {
 
-constexpr std::int64_t kLease = 60'000;
+constexpr std::int64_t kReconcileLease = 60'000;
 const std::string kSource = "esign";
-const std::string kOwnerA = "node-a/reconcile";
-const std::string kOwnerB = "node-b/reconcile";
+const std::string kReconcileOwnerA = "node-a/reconcile";
+const std::string kReconcileOwnerB = "node-b/reconcile";
 
 InboxEvent event_of(const std::string& event_id, std::string payload = "") {
   InboxEvent e;
@@ -89,7 +89,8 @@ DifferenceAct act_of(const std::string& id, DifferenceAction action,
 
 class ReconcileTest : public StoreContract {
  protected:
-  ReconcileStart begin(const std::string& owner = kOwnerA, std::int64_t lease_ms = kLease) {
+  ReconcileStart begin(const std::string& owner = kReconcileOwnerA,
+                       std::int64_t lease_ms = kReconcileLease) {
     auto r = store_->reconcile_begin(kSource, owner, lease_ms, "api");
     EXPECT_TRUE(r.has_value()) << r.error().message;
     return r.value_or(ReconcileStart{});
@@ -131,7 +132,7 @@ class ReconcileTest : public StoreContract {
   Difference manual(const std::string& event_id, std::string payload = "") {
     auto start = begin();
     auto r = apply(page_of(start, {item_of(event_id, std::move(payload))}, /*repair=*/false));
-    EXPECT_TRUE(store_->reconcile_finish(start.run.id, kOwnerA, std::nullopt).has_value());
+    EXPECT_TRUE(store_->reconcile_finish(start.run.id, kReconcileOwnerA, std::nullopt).has_value());
     if (r.recorded.size() != 1) {
       ADD_FAILURE() << event_id << " not recorded";
       return {};
@@ -224,7 +225,7 @@ TEST_P(ReconcileTest, BeginTakesTheLeaseAndOpensARun) {
   EXPECT_TRUE(start.run.id.starts_with("rcr_")) << start.run.id;
   EXPECT_EQ(start.run.source, kSource);
   EXPECT_EQ(start.run.trigger, "api");
-  EXPECT_EQ(start.run.owner, kOwnerA);
+  EXPECT_EQ(start.run.owner, kReconcileOwnerA);
   EXPECT_EQ(start.run.started_at, now);
   EXPECT_FALSE(start.run.finished_at.has_value());
   EXPECT_EQ(start.cursor.source, kSource);
@@ -233,20 +234,21 @@ TEST_P(ReconcileTest, BeginTakesTheLeaseAndOpensARun) {
 
   auto cursor = store_->reconcile_cursor(kSource);
   ASSERT_TRUE(cursor.has_value());
-  EXPECT_EQ(cursor->lease_owner, kOwnerA);
-  EXPECT_EQ(cursor->lease_until, now + kLease);
+  EXPECT_EQ(cursor->lease_owner, kReconcileOwnerA);
+  EXPECT_EQ(cursor->lease_until, now + kReconcileLease);
 
   auto run = store_->reconcile_get_run(start.run.id);
   ASSERT_TRUE(run.has_value());
-  EXPECT_EQ(run->owner, kOwnerA);
+  EXPECT_EQ(run->owner, kReconcileOwnerA);
   EXPECT_EQ(run->items_read, 0);
   EXPECT_EQ(store_->reconcile_get_run("rcr_nope").error().code, ErrorCode::kNotFound);
 
   // Another owner waits for the lease; another source is free.
-  auto taken = store_->reconcile_begin(kSource, kOwnerB, kLease, "interval");
+  auto taken = store_->reconcile_begin(kSource, kReconcileOwnerB, kReconcileLease, "interval");
   ASSERT_FALSE(taken.has_value());
   EXPECT_EQ(taken.error().code, ErrorCode::kConflict);
-  EXPECT_TRUE(store_->reconcile_begin("github", kOwnerB, kLease, "interval").has_value());
+  EXPECT_TRUE(
+      store_->reconcile_begin("github", kReconcileOwnerB, kReconcileLease, "interval").has_value());
 }
 
 TEST_P(ReconcileTest, AnUnknownSourceHasAnEmptyCursor) {
@@ -258,18 +260,18 @@ TEST_P(ReconcileTest, AnUnknownSourceHasAnEmptyCursor) {
 }
 
 TEST_P(ReconcileTest, TheOwnerMayRetakeItsLeaseAndAnExpiredLeaseIsFree) {
-  auto first = begin(kOwnerA, 1000);
+  auto first = begin(kReconcileOwnerA, 1000);
   clock_.advance(500);
-  auto again = begin(kOwnerA, 1000);  // the same owner (a restarted node)
+  auto again = begin(kReconcileOwnerA, 1000);  // the same owner (a restarted node)
   EXPECT_NE(again.run.id, first.run.id);
   EXPECT_EQ(store_->reconcile_cursor(kSource)->lease_until, clock_.now_ms() + 1000);
   clock_.advance(999);
-  EXPECT_EQ(store_->reconcile_begin(kSource, kOwnerB, 1000, "api").error().code,
+  EXPECT_EQ(store_->reconcile_begin(kSource, kReconcileOwnerB, 1000, "api").error().code,
             ErrorCode::kConflict);
   clock_.advance(1);  // lease_until <= now: free
-  auto theirs = begin(kOwnerB, 1000);
-  EXPECT_EQ(theirs.run.owner, kOwnerB);
-  EXPECT_EQ(store_->reconcile_cursor(kSource)->lease_owner, kOwnerB);
+  auto theirs = begin(kReconcileOwnerB, 1000);
+  EXPECT_EQ(theirs.run.owner, kReconcileOwnerB);
+  EXPECT_EQ(store_->reconcile_cursor(kSource)->lease_owner, kReconcileOwnerB);
   // The runs the earlier holders left open are closed as interrupted, not "running" forever;
   // the new holder's is open.
   for (const auto* id : {&first.run.id, &again.run.id}) {
@@ -289,8 +291,8 @@ TEST_P(ReconcileTest, ConcurrentBeginsGiveTheLeaseToExactlyOne) {
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
       start.arrive_and_wait();
-      auto r = store_->reconcile_begin(kSource, "node-" + std::to_string(i) + "/reconcile", kLease,
-                                       "interval");
+      auto r = store_->reconcile_begin(kSource, "node-" + std::to_string(i) + "/reconcile",
+                                       kReconcileLease, "interval");
       if (r) {
         ++won;
       } else if (r.error().code == ErrorCode::kConflict) {
@@ -313,28 +315,30 @@ TEST_P(ReconcileTest, ConcurrentBeginsGiveTheLeaseToExactlyOne) {
 TEST_P(ReconcileTest, FinishClosesTheRunAndReleasesTheLease) {
   auto start = begin();
   clock_.advance(250);
-  auto done = store_->reconcile_finish(start.run.id, kOwnerA, std::nullopt);
+  auto done = store_->reconcile_finish(start.run.id, kReconcileOwnerA, std::nullopt);
   ASSERT_TRUE(done.has_value()) << done.error().message;
   EXPECT_EQ(done->finished_at, clock_.now_ms());
   EXPECT_FALSE(done->error.has_value());
   EXPECT_EQ(store_->reconcile_get_run(start.run.id)->finished_at, clock_.now_ms());
   EXPECT_FALSE(store_->reconcile_cursor(kSource)->lease_owner.has_value());
-  EXPECT_TRUE(store_->reconcile_begin(kSource, kOwnerB, kLease, "api").has_value());
-  EXPECT_EQ(store_->reconcile_finish("rcr_nope", kOwnerA, std::nullopt).error().code,
+  EXPECT_TRUE(
+      store_->reconcile_begin(kSource, kReconcileOwnerB, kReconcileLease, "api").has_value());
+  EXPECT_EQ(store_->reconcile_finish("rcr_nope", kReconcileOwnerA, std::nullopt).error().code,
             ErrorCode::kNotFound);
 }
 
 TEST_P(ReconcileTest, FinishAfterALostLeaseClosesTheRunButLeavesTheNewHolder) {
-  auto mine = begin(kOwnerA, 1000);
+  auto mine = begin(kReconcileOwnerA, 1000);
   clock_.advance(1000);
-  auto theirs = begin(kOwnerB, kLease);
-  auto done = store_->reconcile_finish(mine.run.id, kOwnerA, std::string("lease lost"));
+  auto theirs = begin(kReconcileOwnerB, kReconcileLease);
+  auto done = store_->reconcile_finish(mine.run.id, kReconcileOwnerA, std::string("lease lost"));
   ASSERT_TRUE(done.has_value()) << done.error().message;
   EXPECT_EQ(done->error, "lease lost");
   EXPECT_EQ(done->finished_at, clock_.now_ms());
-  EXPECT_EQ(store_->reconcile_cursor(kSource)->lease_owner, kOwnerB);
-  EXPECT_EQ(store_->reconcile_begin(kSource, "node-c/reconcile", kLease, "api").error().code,
-            ErrorCode::kConflict);
+  EXPECT_EQ(store_->reconcile_cursor(kSource)->lease_owner, kReconcileOwnerB);
+  EXPECT_EQ(
+      store_->reconcile_begin(kSource, "node-c/reconcile", kReconcileLease, "api").error().code,
+      ErrorCode::kConflict);
   EXPECT_FALSE(store_->reconcile_get_run(theirs.run.id)->finished_at.has_value());
 }
 
@@ -424,7 +428,7 @@ TEST_P(ReconcileTest, APageAppliedTwiceRecordsAndInsertsNothingNew) {
     EXPECT_EQ(run.items_read, 4);
     EXPECT_EQ(run.differences_found, 2);
     EXPECT_EQ(run.repaired, repair ? 2 : 0);
-    ASSERT_TRUE(store_->reconcile_finish(start.run.id, kOwnerA, std::nullopt).has_value());
+    ASSERT_TRUE(store_->reconcile_finish(start.run.id, kReconcileOwnerA, std::nullopt).has_value());
   }
 }
 
@@ -458,7 +462,7 @@ TEST_P(ReconcileTest, ItemsWithoutEvidenceGetThePagesOwn) {
 }
 
 TEST_P(ReconcileTest, APageUnderALostLeaseKeepsNothing) {
-  auto mine = begin(kOwnerA, 1000);
+  auto mine = begin(kReconcileOwnerA, 1000);
   clock_.advance(1000);  // ran out
   auto p = page_of(mine, {item_of("evt-1"), item_of("evt-2")}, true, "moved");
   p.watermark_at = 5;
@@ -466,13 +470,13 @@ TEST_P(ReconcileTest, APageUnderALostLeaseKeepsNothing) {
   ASSERT_FALSE(lost.has_value());
   EXPECT_EQ(lost.error().code, ErrorCode::kConflict);
 
-  auto theirs = begin(kOwnerB, kLease);  // taken over meanwhile
+  auto theirs = begin(kReconcileOwnerB, kReconcileLease);  // taken over meanwhile
   lost = store_->reconcile_apply_page(p);
   ASSERT_FALSE(lost.has_value());
   EXPECT_EQ(lost.error().code, ErrorCode::kConflict);
 
   auto wrong_owner = page_of(theirs, {item_of("evt-1")});
-  wrong_owner.lease_owner = kOwnerA;
+  wrong_owner.lease_owner = kReconcileOwnerA;
   EXPECT_EQ(store_->reconcile_apply_page(wrong_owner).error().code, ErrorCode::kConflict);
 
   EXPECT_TRUE(inbox().empty());
@@ -480,12 +484,12 @@ TEST_P(ReconcileTest, APageUnderALostLeaseKeepsNothing) {
   auto cursor = store_->reconcile_cursor(kSource).value();
   EXPECT_EQ(cursor.cursor, "");
   EXPECT_FALSE(cursor.watermark_at.has_value());
-  EXPECT_EQ(cursor.lease_owner, kOwnerB);
+  EXPECT_EQ(cursor.lease_owner, kReconcileOwnerB);
   EXPECT_EQ(store_->reconcile_get_run(mine.run.id)->items_read, 0);
 }
 
 TEST_P(ReconcileTest, APageRenewsTheLeaseOnlyWhenAsked) {
-  auto start = begin(kOwnerA, 1000);
+  auto start = begin(kReconcileOwnerA, 1000);
   clock_.advance(400);
   auto p = page_of(start, {}, true, "c-1");
   p.watermark_at = 77;
@@ -898,10 +902,11 @@ TEST_P(ReconcileTest, RunsListNewestFirstPerSource) {
   for (int i = 0; i < 5; ++i) {
     auto start = begin();
     ids.push_back(start.run.id);
-    ASSERT_TRUE(store_->reconcile_finish(start.run.id, kOwnerA, std::nullopt).has_value());
+    ASSERT_TRUE(store_->reconcile_finish(start.run.id, kReconcileOwnerA, std::nullopt).has_value());
     clock_.advance(1);
   }
-  ASSERT_TRUE(store_->reconcile_begin("github", kOwnerA, kLease, "cli").has_value());
+  ASSERT_TRUE(
+      store_->reconcile_begin("github", kReconcileOwnerA, kReconcileLease, "cli").has_value());
   std::vector<std::string> seen;
   PageRequest req;
   req.limit = 2;

@@ -10,7 +10,7 @@
 namespace hookd::store::testing {
 namespace {
 
-constexpr Millis kDay = 86'400'000;
+constexpr Millis kRetentionDay = 86'400'000;
 
 InboxEvent inbound(const std::string& event_id) {
   InboxEvent e;
@@ -35,7 +35,7 @@ class RetentionContract : public StoreContract {
       int reported = 0;
       for (const auto& d : claim("w1")) {
         if (d.msg_id != out.message.id) continue;
-        report(d, *next, clock_.now_ms() + kDay);
+        report(d, *next, clock_.now_ms() + kRetentionDay);
         ++reported;
       }
       EXPECT_EQ(reported, 1);
@@ -96,7 +96,7 @@ class RetentionContract : public StoreContract {
         u.id = e.id;
         u.lease_owner = "f1";
         u.to = *to;
-        u.next_attempt_at = clock_.now_ms() + kDay;
+        u.next_attempt_at = clock_.now_ms() + kRetentionDay;
         EXPECT_TRUE(store_->inbox_update_status(u).has_value());
       }
     }
@@ -121,21 +121,22 @@ class RetentionContract : public StoreContract {
 TEST_P(RetentionContract, ADeliveredMessageGoesWithItsDeliveriesAndAttempts) {  // A43
   const auto delivered = message(AttemptReport::Next::kDelivered);
   ASSERT_EQ(attempts_of(delivered), 1u);
-  clock_.advance(30 * kDay);
-  EXPECT_EQ(purge_all(messages_older(30 * kDay)), 0);  // exactly 30 days: not yet
+  clock_.advance(30 * kRetentionDay);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay)), 0);  // exactly 30 days: not yet
   clock_.advance(1);
-  EXPECT_EQ(purge_all(messages_older(30 * kDay)), 1);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay)), 1);
   EXPECT_FALSE(exists(delivered));
   EXPECT_TRUE(store_->list_deliveries_for_message(delivered)->empty());
   EXPECT_EQ(attempts_of(delivered), 0u);
-  EXPECT_EQ(purge_all(messages_older(30 * kDay)), 0);  // a second pass finds nothing
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay)), 0);  // a second pass finds nothing
 }
 
 TEST_P(RetentionContract, NothingUnsettledIsEverPurged) {  // A43
   const auto pending = message(std::nullopt);
   const auto retrying = message(AttemptReport::Next::kRetry);
   publish(app_.id, "contract.signed");
-  ASSERT_EQ(claim("w2", 1, 10 * 365 * kDay).size(), 1u);  // in flight, leased for ten years
+  ASSERT_EQ(claim("w2", 1, 10 * 365 * kRetentionDay).size(),
+            1u);  // in flight, leased for ten years
   const auto half = publish(app_.id, "contract.signed").message.id;
   auto second_ep = make_endpoint(app_.id);
   (void)second_ep;
@@ -145,8 +146,8 @@ TEST_P(RetentionContract, NothingUnsettledIsEverPurged) {  // A43
     if (d.msg_id == mixed && d.endpoint_id == ep_.id) report(d, AttemptReport::Next::kDelivered);
   }
   (void)half;
-  clock_.advance(1000 * kDay);
-  EXPECT_EQ(purge_all(messages_older(30 * kDay, 90 * kDay, 2)), 0);
+  clock_.advance(1000 * kRetentionDay);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay, 90 * kRetentionDay, 2)), 0);
   EXPECT_TRUE(exists(pending));
   EXPECT_TRUE(exists(retrying));
   EXPECT_TRUE(exists(mixed));
@@ -158,13 +159,13 @@ TEST_P(RetentionContract, NothingUnsettledIsEverPurged) {  // A43
 TEST_P(RetentionContract, DeadLettersStayForTheirOwnPeriod) {  // A43
   const auto dead = message(AttemptReport::Next::kDead);
   const auto delivered = message(AttemptReport::Next::kDelivered);
-  clock_.advance(31 * kDay);
-  EXPECT_EQ(purge_all(messages_older(30 * kDay, 90 * kDay)), 1);
+  clock_.advance(31 * kRetentionDay);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay, 90 * kRetentionDay)), 1);
   EXPECT_TRUE(exists(dead));
   EXPECT_FALSE(exists(delivered));
-  EXPECT_EQ(purge_all(messages_older(30 * kDay)), 0);  // no dead period: dead letters kept
-  clock_.advance(60 * kDay);
-  EXPECT_EQ(purge_all(messages_older(30 * kDay, 90 * kDay)), 1);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay)), 0);  // no dead period: dead letters kept
+  clock_.advance(60 * kRetentionDay);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay, 90 * kRetentionDay)), 1);
   EXPECT_FALSE(exists(dead));
 }
 
@@ -173,21 +174,21 @@ TEST_P(RetentionContract, ADiscardedDeadLetterCountsAsSettled) {
   auto listed = store_->list_dead(DeadLetterFilter{}, PageRequest{});
   ASSERT_EQ(listed->data.size(), 1u);
   ASSERT_EQ(store_->discard_dead({listed->data[0].id}, audit_entry("dlq.discard")).value(), 1);
-  clock_.advance(31 * kDay);
-  EXPECT_EQ(purge_all(messages_older(30 * kDay, 90 * kDay)), 1);
+  clock_.advance(31 * kRetentionDay);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay, 90 * kRetentionDay)), 1);
   EXPECT_FALSE(exists(dead));
 }
 
 TEST_P(RetentionContract, ARecentChangeKeepsAnOldMessage) {
   const auto msg = message(AttemptReport::Next::kDelivered);
-  clock_.advance(29 * kDay);
+  clock_.advance(29 * kRetentionDay);
   ASSERT_TRUE(store_->resend(msg, ep_.id, std::nullopt).has_value());  // a new delivery now
   for (const auto& d : claim("w1")) report(d, AttemptReport::Next::kDelivered);
-  clock_.advance(2 * kDay);
-  EXPECT_EQ(purge_all(messages_older(30 * kDay)), 0);  // its last delivery is 2 days old
+  clock_.advance(2 * kRetentionDay);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay)), 0);  // its last delivery is 2 days old
   EXPECT_TRUE(exists(msg));
-  clock_.advance(29 * kDay);
-  EXPECT_EQ(purge_all(messages_older(30 * kDay)), 1);
+  clock_.advance(29 * kRetentionDay);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay)), 1);
 }
 
 TEST_P(RetentionContract, BatchesResumePastRowsTheyKeepAndStopAtYoungOnes) {
@@ -198,11 +199,11 @@ TEST_P(RetentionContract, BatchesResumePastRowsTheyKeepAndStopAtYoungOnes) {
     else
       message(AttemptReport::Next::kDelivered);
   }
-  clock_.advance(31 * kDay);
+  clock_.advance(31 * kRetentionDay);
   const auto young = message(AttemptReport::Next::kDelivered);
   message(AttemptReport::Next::kDelivered);
   int batches = 0;
-  EXPECT_EQ(purge_all(messages_older(30 * kDay, std::nullopt, 4), &batches), 23 - 5);
+  EXPECT_EQ(purge_all(messages_older(30 * kRetentionDay, std::nullopt, 4), &batches), 23 - 5);
   EXPECT_EQ(batches, 6);  // 23 old rows, 4 per batch; the sixth reaches the young ones
   for (const auto& id : kept) EXPECT_TRUE(exists(id)) << id;
   EXPECT_TRUE(exists(young));
@@ -215,7 +216,7 @@ TEST_P(RetentionContract, APurgeRacingDlqReplaysNeverDeletesWhatWasReplayed) {  
   all.limit = PageRequest::kMaxLimit;
   auto dead = store_->list_dead(DeadLetterFilter{}, all).value().data;
   ASSERT_EQ(dead.size(), 60u);
-  clock_.advance(91 * kDay);
+  clock_.advance(91 * kRetentionDay);
   std::vector<std::string> replayed;
   std::thread replayer([&] {
     for (std::size_t i = 0; i < dead.size(); i += 2) {  // every other one, one at a time
@@ -223,7 +224,7 @@ TEST_P(RetentionContract, APurgeRacingDlqReplaysNeverDeletesWhatWasReplayed) {  
       if (r && *r == 1) replayed.push_back(dead[i].msg_id);
     }
   });
-  const int purged = purge_all(messages_older(30 * kDay, 90 * kDay, 3));
+  const int purged = purge_all(messages_older(30 * kRetentionDay, 90 * kRetentionDay, 3));
   replayer.join();
   for (const auto& id : replayed) EXPECT_TRUE(exists(id)) << id << " was replayed, then purged";
   EXPECT_EQ(purged + static_cast<int>(replayed.size()), 60);
@@ -242,14 +243,15 @@ TEST_P(RetentionContract, FinalEventsGoOpenOnesNever) {  // A43
   event("dead", InboxStatus::kDead);
   store_->inbox_insert(inbound("processing"));
   ASSERT_EQ(
-      store_->inbox_claim(InboxClaimRequest{"f2", 100 * 365 * kDay, 100, std::nullopt})->size(),
+      store_->inbox_claim(InboxClaimRequest{"f2", 100 * 365 * kRetentionDay, 100, std::nullopt})
+          ->size(),
       1u);  // "processing" (the others are not due)
-  clock_.advance(31 * kDay);
-  EXPECT_EQ(purge_all(inbox_older(30 * kDay, 90 * kDay)), 4);
+  clock_.advance(31 * kRetentionDay);
+  EXPECT_EQ(purge_all(inbox_older(30 * kRetentionDay, 90 * kRetentionDay)), 4);
   for (const auto* id : {"processed", "stale", "superseded", "duplicate"}) EXPECT_FALSE(kept(id));
   EXPECT_EQ(store_->inbox_history(processed)->size(), 0u);
-  clock_.advance(1000 * kDay);
-  EXPECT_EQ(purge_all(inbox_older(30 * kDay, 90 * kDay)), 1);  // the dead one
+  clock_.advance(1000 * kRetentionDay);
+  EXPECT_EQ(purge_all(inbox_older(30 * kRetentionDay, 90 * kRetentionDay)), 1);  // the dead one
   for (const auto* id : {"received", "retry", "parked", "processing"}) EXPECT_TRUE(kept(id)) << id;
   EXPECT_FALSE(kept("dead"));
 }
@@ -266,8 +268,8 @@ TEST_P(RetentionContract, AnOpenDifferenceKeepsItsDeadEvent) {  // A43
   auto recorded = store_->reconcile_record({DifferenceFinding{d, false}});
   ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
   ASSERT_EQ(recorded->size(), 1u);
-  clock_.advance(91 * kDay);
-  EXPECT_EQ(purge_all(inbox_older(std::nullopt, 90 * kDay)), 1);
+  clock_.advance(91 * kRetentionDay);
+  EXPECT_EQ(purge_all(inbox_older(std::nullopt, 90 * kRetentionDay)), 1);
   EXPECT_TRUE(kept("dead-1"));
   DifferenceAct act;
   act.difference_id = recorded->at(0).id;
@@ -275,17 +277,18 @@ TEST_P(RetentionContract, AnOpenDifferenceKeepsItsDeadEvent) {  // A43
   act.by = "ops";
   act.reason = "checked by hand";
   ASSERT_TRUE(store_->reconcile_act(act).has_value());
-  EXPECT_EQ(purge_all(inbox_older(std::nullopt, 90 * kDay)), 1);
+  EXPECT_EQ(purge_all(inbox_older(std::nullopt, 90 * kRetentionDay)), 1);
   EXPECT_FALSE(kept("dead-1"));
 }
 
 TEST_P(RetentionContract, AReconciledSourceKeepsWhatItsNextRunMayRead) {  // A43
   const Millis received = clock_.now_ms();
   event("seen", InboxStatus::kProcessed);
-  clock_.advance(31 * kDay);
+  clock_.advance(31 * kRetentionDay);
   auto start = store_->reconcile_begin("esign", "rec-1", 60'000, "schedule");
   ASSERT_TRUE(start.has_value()) << start.error().message;
-  EXPECT_EQ(purge_all(inbox_older(30 * kDay, 90 * kDay)), 0);  // no watermark yet: kept
+  EXPECT_EQ(purge_all(inbox_older(30 * kRetentionDay, 90 * kRetentionDay)),
+            0);  // no watermark yet: kept
   auto advance_watermark = [&](Millis to) {
     ReconcilePage page;
     page.source = "esign";
@@ -294,32 +297,32 @@ TEST_P(RetentionContract, AReconciledSourceKeepsWhatItsNextRunMayRead) {  // A43
     page.watermark_at = to;
     ASSERT_TRUE(store_->reconcile_apply_page(page).has_value());
   };
-  advance_watermark(received + kDay);  // the run re-reads up to a day behind its watermark
-  EXPECT_EQ(purge_all(inbox_older(30 * kDay, 90 * kDay)), 0);
+  advance_watermark(received + kRetentionDay);  // the run re-reads up to a day behind its watermark
+  EXPECT_EQ(purge_all(inbox_older(30 * kRetentionDay, 90 * kRetentionDay)), 0);
   EXPECT_TRUE(kept("seen"));
-  advance_watermark(received + kDay + 1);
-  EXPECT_EQ(purge_all(inbox_older(30 * kDay, 90 * kDay)), 1);
+  advance_watermark(received + kRetentionDay + 1);
+  EXPECT_EQ(purge_all(inbox_older(30 * kRetentionDay, 90 * kRetentionDay)), 1);
   EXPECT_FALSE(kept("seen"));
 }
 
 TEST_P(RetentionContract, WithoutAFinalPeriodOnlyDeadEventsGo) {
   event("processed", InboxStatus::kProcessed);
   event("dead", InboxStatus::kDead);
-  clock_.advance(400 * kDay);
-  EXPECT_EQ(purge_all(inbox_older(std::nullopt, 90 * kDay)), 1);
+  clock_.advance(400 * kRetentionDay);
+  EXPECT_EQ(purge_all(inbox_older(std::nullopt, 90 * kRetentionDay)), 1);
   EXPECT_TRUE(kept("processed"));
-  EXPECT_EQ(purge_all(inbox_older(30 * kDay, std::nullopt)), 1);
+  EXPECT_EQ(purge_all(inbox_older(30 * kRetentionDay, std::nullopt)), 1);
   EXPECT_FALSE(kept("processed"));
 }
 
 TEST_P(RetentionContract, AuditEntriesGoAfterTheirPeriod) {
   store_->append_audit(audit_entry("old.thing", "t1"));
-  clock_.advance(200 * kDay);
+  clock_.advance(200 * kRetentionDay);
   store_->append_audit(audit_entry("young.thing", "t2"));
-  clock_.advance(200 * kDay);
+  clock_.advance(200 * kRetentionDay);
   PurgeRequest r;
   r.kind = RetentionKind::kAudit;
-  r.settled_before = clock_.now_ms() - 365 * kDay;
+  r.settled_before = clock_.now_ms() - 365 * kRetentionDay;
   EXPECT_EQ(purge_all(r), 1);
   PageRequest all;
   all.limit = PageRequest::kMaxLimit;
@@ -334,9 +337,9 @@ TEST_P(RetentionContract, OnlyCompletedExpiredIdempotencyKeysGo) {
   store_->idem_begin("s", "in-flight-old", "fp", 1000);
   store_->idem_begin("s", "unknown-old", "fp", 1000);
   ASSERT_TRUE(store_->idem_mark_unknown("s", "unknown-old"));
-  store_->idem_begin("s", "completed-young", "fp", 10 * kDay);
+  store_->idem_begin("s", "completed-young", "fp", 10 * kRetentionDay);
   ASSERT_TRUE(store_->idem_finish("s", "completed-young", 202, {}, "{}"));
-  clock_.advance(kDay);
+  clock_.advance(kRetentionDay);
   PurgeRequest r;
   r.kind = RetentionKind::kIdempotencyKeys;
   r.settled_before = clock_.now_ms();
@@ -371,7 +374,7 @@ TEST_P(RetentionContract, ThePurgerPurgesEveryKindAndReportsIt) {
   message(AttemptReport::Next::kDead);
   event("p1", InboxStatus::kProcessed);
   store_->append_audit(audit_entry("old"));
-  clock_.advance(400 * kDay);
+  clock_.advance(400 * kRetentionDay);
   const auto young = message(AttemptReport::Next::kDelivered);
   PurgerOptions options;
   options.batch_size = 1;

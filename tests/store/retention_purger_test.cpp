@@ -17,7 +17,7 @@ namespace hookd::store {
 namespace {
 
 using namespace std::chrono_literals;
-constexpr Millis kDay = 86'400'000;
+constexpr Millis kPurgerDay = 86'400'000;
 
 class ScriptedStore final : public RetentionStore {
  public:
@@ -63,18 +63,18 @@ PurgerOptions quick() {
 
 TEST(RetentionPurger, TheDefaultPolicyAsksForEveryKindWithItsCutoffs) {
   PurgerOptions o;
-  o.reconcile_margin = 3 * kDay;
-  const Millis now = 1000 * kDay;
+  o.reconcile_margin = 3 * kPurgerDay;
+  const Millis now = 1000 * kPurgerDay;
   const auto r = purge_requests(o, now);
   ASSERT_EQ(r.size(), 5u);
   EXPECT_EQ(r[0].kind, RetentionKind::kMessages);
-  EXPECT_EQ(r[0].settled_before, now - 30 * kDay);
-  EXPECT_EQ(r[0].dead_before, now - 90 * kDay);
+  EXPECT_EQ(r[0].settled_before, now - 30 * kPurgerDay);
+  EXPECT_EQ(r[0].dead_before, now - 90 * kPurgerDay);
   EXPECT_EQ(r[1].kind, RetentionKind::kInbox);
-  EXPECT_EQ(r[1].settled_before, now - 30 * kDay);
-  EXPECT_EQ(r[1].dead_before, now - 90 * kDay);
-  EXPECT_EQ(r[1].reconcile_margin, 3 * kDay);
-  EXPECT_EQ(r[2].settled_before, now - 365 * kDay);
+  EXPECT_EQ(r[1].settled_before, now - 30 * kPurgerDay);
+  EXPECT_EQ(r[1].dead_before, now - 90 * kPurgerDay);
+  EXPECT_EQ(r[1].reconcile_margin, 3 * kPurgerDay);
+  EXPECT_EQ(r[2].settled_before, now - 365 * kPurgerDay);
   EXPECT_EQ(r[3].kind, RetentionKind::kIdempotencyKeys);
   EXPECT_EQ(r[3].settled_before, now);
   EXPECT_EQ(r[4].kind, RetentionKind::kProxyKeys);
@@ -87,7 +87,7 @@ TEST(RetentionPurger, KeptForeverMeansNotAsked) {
   o.policy.inbox.reset();      // only dead inbound events
   o.policy.audit.reset();
   o.policy.expired_keys = false;
-  const auto r = purge_requests(o, 1000 * kDay);
+  const auto r = purge_requests(o, 1000 * kPurgerDay);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].kind, RetentionKind::kInbox);
   EXPECT_FALSE(r[0].settled_before.has_value());
@@ -109,7 +109,7 @@ TEST(RetentionPurger, APassContinuesEachKindFromItsLastIdUntilDone) {
   EXPECT_EQ(store.requests[1].after_id, "id-1");
   EXPECT_EQ(store.requests[2].after_id, "id-2");
   EXPECT_EQ(store.requests[3].after_id, "");  // the next kind starts over
-  EXPECT_EQ(report.reclaimed_pages, 2500);  // steps of 1,000 until fewer came back
+  EXPECT_EQ(report.reclaimed_pages, 2500);    // steps of 1,000 until fewer came back
   EXPECT_EQ(store.reclaims, 3);
   ASSERT_EQ(report.stats.size(), 1u);
   EXPECT_EQ(report.stats[0].rows, 7);
