@@ -22,10 +22,6 @@ smoke_tests=(
   ProxyE2E.ClientThatTimesOutAndRetriesCreatesOneResource
   ReconcileE2E.LostCallbacksAreFoundInTheSendersFeedAndForwardedOnce
 )
-if [[ "${1:-}" == --smoke-tests ]]; then
-  printf '%s\n' "${smoke_tests[@]}"
-  exit 0
-fi
 
 started=$(date +%s)
 bash scripts/install-deps.sh
